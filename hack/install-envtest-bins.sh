@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Builds the envtest control plane (kube-apiserver, etcd, kubectl) from source through the Go module proxy
+# into the setup-envtest store layout (BIN_DIR/k8s/<X.Y.Z>-<os>-<arch>/), so envtest runs with no downloads.
+#
+# Why from source: setup-envtest fetches release tarballs from the internet, which this project must not need.
+# `go install k8s.io/kubernetes/cmd/...@v` is refused (replace directives), so a throwaway module pins every
+# staging module with replace directives of its own.
+#
+# Usage: hack/install-envtest-bins.sh BIN_DIR       prints the assets dir (usable as KUBEBUILDER_ASSETS)
+# Env:   K8S_VERSION (v1.37.2)  ETCD_VERSION (v3.7.3)  WITH_KCM=1 also builds kube-controller-manager
+# Idempotent: returns at once when every binary is already there. Cold: ~13 min on 2 idle cores; warm GOCACHE: ~20 s.
+set -euo pipefail
+BIN_DIR=$(mkdir -p "${1:?usage: $0 BIN_DIR}" && cd "$1" && pwd)
+K8S_VERSION=${K8S_VERSION:-v1.37.2}
+ETCD_VERSION=${ETCD_VERSION:-v3.7.3}
+STAGING_VERSION=v0.${K8S_VERSION#v1.}
+DEST="$BIN_DIR/k8s/${K8S_VERSION#v}-$(go env GOOS)-$(go env GOARCH)"
+WANT="kube-apiserver etcd kubectl"
+[ -n "${WITH_KCM:-}" ] && WANT="$WANT kube-controller-manager"
+
+have_all() { for b in $WANT; do [ -x "$DEST/$b" ] || return 1; done; }
+if have_all; then echo "$DEST"; exit 0; fi
+
+log() { echo "[envtest-bins] $*" >&2; }
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$WORK/k8s" "$WORK/etcd" "$WORK/out"
+
+STAGING="api apiextensions-apiserver apimachinery apiserver cli-runtime client-go cloud-provider
+cluster-bootstrap code-generator component-base component-helpers controller-manager cri-api cri-client
+cri-streaming csi-translation-lib dynamic-resource-allocation endpointslice externaljwt kms kube-aggregator
+kube-controller-manager kube-proxy kube-scheduler kubectl kubelet metrics mount-utils pod-security-admission
+sample-apiserver streaming"
+{
+  printf 'module envtest-k8s-bins\n\ngo 1.26\n\nrequire k8s.io/kubernetes %s\n\nreplace (\n' "$K8S_VERSION"
+  for m in $STAGING; do printf '\tk8s.io/%s => k8s.io/%s %s\n' "$m" "$m" "$STAGING_VERSION"; done
+  printf ')\n'
+} >"$WORK/k8s/go.mod"
+
+CMDS="kube-apiserver kubectl"
+[ -n "${WITH_KCM:-}" ] && CMDS="$CMDS kube-controller-manager"
+PKGS=""
+for c in $CMDS; do PKGS="$PKGS k8s.io/kubernetes/cmd/$c"; done
+MINOR=$(echo "$K8S_VERSION" | cut -d. -f2)
+LD="-s -w"
+for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+  LD="$LD -X $p.gitVersion=$K8S_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$MINOR -X $p.gitTreeState=clean -X $p.buildDate=1970-01-01T00:00:00Z"
+done
+log "building $CMDS $K8S_VERSION from the Go module proxy (cold: ~13 min with etcd on 2 cores; cached: ~20 s)"
+# -mod=mod: never `go mod tidy` this module, it would pull ~1.6 GB of Kubernetes test dependencies.
+(cd "$WORK/k8s" && GOFLAGS="${GOFLAGS:-} -mod=mod" CGO_ENABLED=0 go build -trimpath -ldflags "$LD" -o "$WORK/out/" $PKGS)
+
+# etcd's server/v3 is package main; its go.mod has replace directives, so `go install` is refused too.
+printf 'module envtest-etcd-bin\n\ngo 1.26\n\nrequire go.etcd.io/etcd/server/v3 %s\n' "$ETCD_VERSION" >"$WORK/etcd/go.mod"
+log "building etcd $ETCD_VERSION"
+(cd "$WORK/etcd" && GOFLAGS="${GOFLAGS:-} -mod=mod" CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$WORK/out/etcd" go.etcd.io/etcd/server/v3)
+
+mkdir -p "$DEST"
+for b in $WANT; do mv -f "$WORK/out/$b" "$DEST/$b"; done
+log "installed into $DEST"
+echo "$DEST"
