@@ -1,0 +1,255 @@
+/*
+Copyright 2026 The webapp-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Condition types of a WebApp. They follow the kstatus conventions
+// (sigs.k8s.io/cli-utils/pkg/kstatus), so GitOps tools and `kubectl wait` understand them.
+const (
+	// ConditionReady is True when every desired replica runs the latest spec and is available.
+	ConditionReady = "Ready"
+	// ConditionAvailable mirrors the Deployment's minimum availability.
+	ConditionAvailable = "Available"
+	// ConditionReconciling is True while the operator is converging the children towards the spec.
+	ConditionReconciling = "Reconciling"
+	// ConditionStalled is True when progress is impossible without a change by the user.
+	ConditionStalled = "Stalled"
+)
+
+// ServiceType is the type of the Service in front of the web app.
+// +kubebuilder:validation:Enum=ClusterIP;NodePort;LoadBalancer
+type ServiceType string
+
+const (
+	ServiceTypeClusterIP    ServiceType = "ClusterIP"
+	ServiceTypeNodePort     ServiceType = "NodePort"
+	ServiceTypeLoadBalancer ServiceType = "LoadBalancer"
+)
+
+// WebAppSpec is the desired state of a WebApp: a stateless HTTP service run by a Deployment
+// and exposed by a Service of the same name.
+type WebAppSpec struct {
+	// Image is the container image that serves HTTP, e.g. "ghcr.io/acme/shop:1.4.2".
+	// Changing it rolls the Deployment.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:XValidation:rule="!self.matches('\\\\s')",message="image must not contain whitespace"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	Image string `json:"image"`
+
+	// Replicas is the number of pods to run. It is also the target of the scale
+	// subresource, so `kubectl scale` and a HorizontalPodAutoscaler can drive it.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Replicas",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// Port is the TCP port the container listens on. The Service forwards to it.
+	// +optional
+	// +kubebuilder:default=8080
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Container Port",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
+	Port int32 `json:"port,omitempty"`
+
+	// Env lists environment variables to set in the container.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=256
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Environment Variables",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Env []corev1.EnvVar `json:"env,omitempty"`
+
+	// EnvFrom lists ConfigMaps and Secrets whose keys become environment variables.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Environment From",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	EnvFrom []corev1.EnvFromSource `json:"envFrom,omitempty"`
+
+	// Resources are the container's compute resource requests and limits.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Resources",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:resourceRequirements"}
+	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// HealthCheck configures HTTP readiness and liveness probes. Without it the pod is
+	// considered ready as soon as the container starts.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Health Check"
+	HealthCheck *HealthCheck `json:"healthCheck,omitempty"`
+
+	// Service configures the Service that exposes the web app.
+	// +optional
+	// +kubebuilder:default={}
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Service"
+	Service ServiceSpec `json:"service,omitempty"`
+
+	// PodLabels are extra labels for the pods. The selector labels
+	// app.kubernetes.io/name, app.kubernetes.io/instance and app.kubernetes.io/managed-by are reserved.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=64
+	// +kubebuilder:validation:XValidation:rule="!('app.kubernetes.io/name' in self) && !('app.kubernetes.io/instance' in self) && !('app.kubernetes.io/managed-by' in self)",message="podLabels must not set the reserved labels app.kubernetes.io/name, app.kubernetes.io/instance or app.kubernetes.io/managed-by"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Pod Labels",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	PodLabels map[string]string `json:"podLabels,omitempty"`
+
+	// PodAnnotations are extra annotations for the pods.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=64
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Pod Annotations",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	PodAnnotations map[string]string `json:"podAnnotations,omitempty"`
+
+	// ProgressDeadlineSeconds is how long a rollout may make no progress before the WebApp
+	// is reported Stalled (reason ProgressDeadlineExceeded). Defaults to the Deployment's 600.
+	// +optional
+	// +kubebuilder:validation:Minimum=10
+	// +kubebuilder:validation:Maximum=86400
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Progress Deadline Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	ProgressDeadlineSeconds *int32 `json:"progressDeadlineSeconds,omitempty"`
+}
+
+// HealthCheck is an HTTP GET probe used for both readiness and liveness.
+type HealthCheck struct {
+	// Path is the HTTP path to probe, e.g. "/healthz".
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:Pattern=`^/[^\s]*$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Health Check Path",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	Path string `json:"path"`
+
+	// Port is the port to probe. Defaults to spec.port.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Health Check Port",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
+	Port *int32 `json:"port,omitempty"`
+}
+
+// ServiceSpec configures the Service in front of the web app.
+// +kubebuilder:validation:XValidation:rule="!has(self.nodePort) || self.type != 'ClusterIP'",message="service.nodePort requires service.type NodePort or LoadBalancer"
+type ServiceSpec struct {
+	// Type is the Service type.
+	// +optional
+	// +kubebuilder:default=ClusterIP
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Service Type",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:ClusterIP","urn:alm:descriptor:com.tectonic.ui:select:NodePort","urn:alm:descriptor:com.tectonic.ui:select:LoadBalancer"}
+	Type ServiceType `json:"type,omitempty"`
+
+	// Port is the port the Service listens on.
+	// +optional
+	// +kubebuilder:default=80
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Service Port",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
+	Port int32 `json:"port,omitempty"`
+
+	// NodePort pins the node port for NodePort and LoadBalancer Services.
+	// Left empty, Kubernetes picks one.
+	// +optional
+	// +kubebuilder:validation:Minimum=30000
+	// +kubebuilder:validation:Maximum=32767
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Node Port",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	NodePort *int32 `json:"nodePort,omitempty"`
+}
+
+// WebAppStatus is the observed state of a WebApp.
+type WebAppStatus struct {
+	// ObservedGeneration is the metadata.generation this status was computed for.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Observed Generation",xDescriptors={"urn:alm:descriptor:text"}
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Replicas is the number of pods of the Deployment, of any version.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Replicas",xDescriptors={"urn:alm:descriptor:text"}
+	Replicas int32 `json:"replicas,omitempty"`
+
+	// ReadyReplicas is the number of pods that pass their readiness probe.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Ready Replicas",xDescriptors={"urn:alm:descriptor:text"}
+	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
+
+	// AvailableReplicas is the number of pods ready for at least the Deployment's minReadySeconds.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Available Replicas",xDescriptors={"urn:alm:descriptor:text"}
+	AvailableReplicas int32 `json:"availableReplicas,omitempty"`
+
+	// UpdatedReplicas is the number of pods that run the latest spec.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Updated Replicas",xDescriptors={"urn:alm:descriptor:text"}
+	UpdatedReplicas int32 `json:"updatedReplicas,omitempty"`
+
+	// Selector is the label selector of the pods, in string form, for the scale subresource.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Selector",xDescriptors={"urn:alm:descriptor:text"}
+	Selector string `json:"selector,omitempty"`
+
+	// URL is the in-cluster address of the Service, e.g. http://shop.default.svc:80.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="URL",xDescriptors={"urn:alm:descriptor:org.w3:link"}
+	URL string `json:"url,omitempty"`
+
+	// Conditions are Ready, Available, Reconciling and Stalled, in the kstatus style.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Conditions",xDescriptors={"urn:alm:descriptor:io.kubernetes.conditions"}
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// WebApp runs a stateless HTTP service: the operator turns it into a Deployment and a
+// Service of the same name, keeps them in line and reports their health in status.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
+// +kubebuilder:resource:shortName=wa,categories=all
+// +kubebuilder:printcolumn:name="Image",type=string,JSONPath=`.spec.image`
+// +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=`.spec.replicas`
+// +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyReplicas`
+// +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label (lower case letters, digits and '-', starting with a letter, at most 63 characters): it names the Service"
+// +operator-sdk:csv:customresourcedefinitions:displayName="Web App",resources={{Deployment,v1,""},{Service,v1,""}}
+type WebApp struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is a standard object metadata.
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the desired state of the WebApp.
+	// +required
+	Spec WebAppSpec `json:"spec"`
+
+	// status is the observed state of the WebApp, written by the operator.
+	// +optional
+	Status WebAppStatus `json:"status,omitempty"`
+}
+
+// WebAppList contains a list of WebApp.
+// +kubebuilder:object:root=true
+type WebAppList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []WebApp `json:"items"`
+}
