@@ -1,0 +1,152 @@
+package render
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/ptr"
+
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+)
+
+// FuzzDeployment renders WebApps that admission would accept and checks that rendering never
+// panics and always yields objects that pass the API validation rules we can check locally.
+// `make fuzz` runs it for longer; `go test` runs the seed corpus.
+func FuzzDeployment(f *testing.F) {
+	f.Add("shop", "nginx:1.27", int32(1), int32(8080), "MODE", "prod", "team", "a", "/healthz", int32(0), uint8(0), int32(0))
+	f.Add("a", "registry.local:5000/x@sha256:abc", int32(0), int32(1), "", "", "", "", "", int32(65535), uint8(1), int32(30000))
+	f.Add("z-9", "img", int32(1000), int32(65535), "A_B", "", "example.com/tier", "", "/", int32(1), uint8(2), int32(32767))
+	f.Fuzz(func(t *testing.T, name, image string, replicas, port int32, envName, envValue, labelKey, labelValue, hcPath string,
+		hcPort int32, svcType uint8, nodePort int32) {
+		app := &webappv1.WebApp{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: "u"},
+			Spec: webappv1.WebAppSpec{
+				Image: image, Replicas: ptr.To(replicas), Port: port,
+				Service: webappv1.ServiceSpec{Type: []webappv1.ServiceType{
+					webappv1.ServiceTypeClusterIP, webappv1.ServiceTypeNodePort, webappv1.ServiceTypeLoadBalancer}[svcType%3]},
+			},
+		}
+		if envName != "" {
+			app.Spec.Env = []corev1.EnvVar{{Name: envName, Value: envValue}}
+		}
+		if labelKey != "" {
+			app.Spec.PodLabels = map[string]string{labelKey: labelValue}
+		}
+		if hcPath != "" {
+			app.Spec.HealthCheck = &webappv1.HealthCheck{Path: hcPath}
+			if hcPort != 0 {
+				app.Spec.HealthCheck.Port = ptr.To(hcPort)
+			}
+		}
+		if app.Spec.Service.Type != webappv1.ServiceTypeClusterIP && nodePort != 0 {
+			app.Spec.Service.NodePort = ptr.To(nodePort)
+		}
+		if !admissible(app) {
+			t.Skip()
+		}
+
+		ac, err := Deployment(app)
+		if err != nil {
+			t.Fatalf("Deployment refused an admissible WebApp: %v", err)
+		}
+		d := typed[appsv1.Deployment](t, ac)
+		s := typed[corev1.Service](t, Service(app))
+
+		sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+		if err != nil {
+			t.Fatalf("invalid selector: %v", err)
+		}
+		if !sel.Matches(labels.Set(d.Spec.Template.Labels)) {
+			t.Fatalf("selector %s does not match template labels %v", sel, d.Spec.Template.Labels)
+		}
+		if !labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(d.Spec.Template.Labels)) {
+			t.Fatalf("service selector %v does not match the pods", s.Spec.Selector)
+		}
+		for _, l := range []map[string]string{d.Labels, d.Spec.Template.Labels, s.Labels} {
+			checkLabels(t, l)
+		}
+		if *d.Spec.Replicas != replicas {
+			t.Fatalf("replicas %d, want %d", *d.Spec.Replicas, replicas)
+		}
+		c := d.Spec.Template.Spec.Containers
+		if len(c) != 1 || c[0].Image != image || c[0].Ports[0].ContainerPort != port {
+			t.Fatalf("container does not carry the spec: %+v", c)
+		}
+		if errs := validation.IsDNS1123Label(c[0].Name); len(errs) > 0 {
+			t.Fatalf("container name: %v", errs)
+		}
+		if errs := validation.IsValidPortName(c[0].Ports[0].Name); len(errs) > 0 {
+			t.Fatalf("port name: %v", errs)
+		}
+		if s.Spec.Ports[0].TargetPort.StrVal != c[0].Ports[0].Name {
+			t.Fatalf("service targets port %q, container names %q", s.Spec.Ports[0].TargetPort.StrVal, c[0].Ports[0].Name)
+		}
+		if s.Spec.Type == corev1.ServiceTypeClusterIP && s.Spec.Ports[0].NodePort != 0 {
+			t.Fatal("ClusterIP Service with a node port")
+		}
+		if ref := metav1.GetControllerOf(d); ref == nil || ref.UID != app.UID {
+			t.Fatal("Deployment is not controlled by the WebApp")
+		}
+	})
+}
+
+// admissible mirrors the CRD's OpenAPI and CEL rules, the part that rendering relies on.
+func admissible(app *webappv1.WebApp) bool {
+	s := app.Spec
+	// The API server only takes valid UTF-8 (JSON); anything else never reaches the operator.
+	for _, str := range []string{s.Image, envString(s.Env), healthPath(s.HealthCheck)} {
+		if !utf8.ValidString(str) {
+			return false
+		}
+	}
+	if len(validation.IsDNS1035Label(app.Name)) > 0 || s.Image == "" || len(s.Image) > 1024 ||
+		strings.ContainsAny(s.Image, " \t\n\r\v\f") || *s.Replicas < 0 || *s.Replicas > 1000 || s.Port < 1 || s.Port > 65535 {
+		return false
+	}
+	for k, v := range s.PodLabels {
+		if len(validation.IsQualifiedName(k)) > 0 || len(validation.IsValidLabelValue(v)) > 0 ||
+			k == LabelName || k == LabelInstance || k == LabelManagedBy {
+			return false
+		}
+	}
+	if hc := s.HealthCheck; hc != nil && (!strings.HasPrefix(hc.Path, "/") || (hc.Port != nil && (*hc.Port < 1 || *hc.Port > 65535))) {
+		return false
+	}
+	if np := s.Service.NodePort; np != nil && (*np < 30000 || *np > 32767) {
+		return false
+	}
+	return true
+}
+
+func envString(env []corev1.EnvVar) string {
+	var b strings.Builder
+	for _, e := range env {
+		b.WriteString(e.Name + e.Value)
+	}
+	return b.String()
+}
+
+func healthPath(hc *webappv1.HealthCheck) string {
+	if hc == nil {
+		return ""
+	}
+	return hc.Path
+}
+
+func checkLabels(t *testing.T, l map[string]string) {
+	t.Helper()
+	for k, v := range l {
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			t.Fatalf("label key %q: %v", k, errs)
+		}
+		if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
+			t.Fatalf("label %q value %q: %v", k, v, errs)
+		}
+	}
+}

@@ -1,0 +1,224 @@
+package render
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+)
+
+func newApp(mutate func(*webappv1.WebApp)) *webappv1.WebApp {
+	app := &webappv1.WebApp{
+		ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "team-a", UID: "uid-1", Generation: 1},
+		Spec:       webappv1.WebAppSpec{Image: "example.com/shop:1.0"},
+	}
+	if mutate != nil {
+		mutate(app)
+	}
+	return app
+}
+
+// typed decodes an apply configuration into its typed object, as the API server would read it.
+func typed[T any](t *testing.T, ac any) *T {
+	t.Helper()
+	data, err := json.Marshal(ac)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := new(T)
+	if err := json.Unmarshal(data, out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func renderDeployment(t *testing.T, app *webappv1.WebApp) *appsv1.Deployment {
+	t.Helper()
+	ac, err := Deployment(app)
+	if err != nil {
+		t.Fatalf("Deployment: %v", err)
+	}
+	return typed[appsv1.Deployment](t, ac)
+}
+
+func TestDeployment(t *testing.T) {
+	wantSelector := map[string]string{LabelName: AppName, LabelInstance: "shop"}
+	tests := []struct {
+		name  string
+		app   *webappv1.WebApp
+		check func(t *testing.T, d *appsv1.Deployment)
+	}{{
+		name: "defaults of a minimal WebApp",
+		app:  newApp(nil),
+		check: func(t *testing.T, d *appsv1.Deployment) {
+			expect(t, "name", d.Name, "shop")
+			expect(t, "namespace", d.Namespace, "team-a")
+			expect(t, "replicas", *d.Spec.Replicas, int32(1))
+			expect(t, "selector", d.Spec.Selector.MatchLabels, wantSelector)
+			expect(t, "labels", d.Labels, map[string]string{LabelName: AppName, LabelInstance: "shop", LabelManagedBy: ManagedBy})
+			expect(t, "template labels", d.Spec.Template.Labels, wantSelector)
+			c := d.Spec.Template.Spec.Containers
+			expect(t, "containers", len(c), 1)
+			expect(t, "container name", c[0].Name, ContainerName)
+			expect(t, "image", c[0].Image, "example.com/shop:1.0")
+			expect(t, "ports", c[0].Ports, []corev1.ContainerPort{{Name: PortName, ContainerPort: 8080, Protocol: corev1.ProtocolTCP}})
+			expect(t, "readiness", c[0].ReadinessProbe, (*corev1.Probe)(nil))
+			expect(t, "env", c[0].Env, []corev1.EnvVar(nil))
+			expect(t, "resources", c[0].Resources, corev1.ResourceRequirements{})
+			expect(t, "annotations", d.Spec.Template.Annotations, map[string]string(nil))
+			expect(t, "progress deadline", d.Spec.ProgressDeadlineSeconds, (*int32)(nil))
+			expect(t, "owner", d.OwnerReferences, []metav1.OwnerReference{{
+				APIVersion: "apps.webapp-operator.io/v1alpha1", Kind: "WebApp", Name: "shop", UID: "uid-1",
+				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
+			}})
+		},
+	}, {
+		name: "scaled to zero keeps an explicit zero",
+		app:  newApp(func(a *webappv1.WebApp) { a.Spec.Replicas = ptr.To[int32](0) }),
+		check: func(t *testing.T, d *appsv1.Deployment) {
+			expect(t, "replicas", d.Spec.Replicas, ptr.To[int32](0))
+		},
+	}, {
+		name: "every optional field",
+		app: newApp(func(a *webappv1.WebApp) {
+			a.Spec.Replicas = ptr.To[int32](3)
+			a.Spec.Port = 9090
+			a.Spec.Env = []corev1.EnvVar{{Name: "MODE", Value: "prod"}, {Name: "TOKEN", ValueFrom: &corev1.EnvVarSource{
+				SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "s"}, Key: "token"}}}}
+			a.Spec.EnvFrom = []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "cm"}}}}
+			a.Spec.Resources = corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}}
+			a.Spec.HealthCheck = &webappv1.HealthCheck{Path: "/healthz"}
+			a.Spec.PodLabels = map[string]string{"team": "a"}
+			a.Spec.PodAnnotations = map[string]string{"prometheus.io/scrape": "true"}
+			a.Spec.ProgressDeadlineSeconds = ptr.To[int32](120)
+		}),
+		check: func(t *testing.T, d *appsv1.Deployment) {
+			c := d.Spec.Template.Spec.Containers[0]
+			expect(t, "replicas", *d.Spec.Replicas, int32(3))
+			expect(t, "port", c.Ports[0].ContainerPort, int32(9090))
+			expect(t, "env", len(c.Env), 2)
+			expect(t, "env secret", c.Env[1].ValueFrom.SecretKeyRef.Key, "token")
+			expect(t, "envFrom", c.EnvFrom[0].ConfigMapRef.Name, "cm")
+			expect(t, "cpu request", c.Resources.Requests.Cpu().MilliValue(), int64(100))
+			expect(t, "readiness path", c.ReadinessProbe.HTTPGet.Path, "/healthz")
+			expect(t, "readiness port", c.ReadinessProbe.HTTPGet.Port, intstr.FromString(PortName))
+			expect(t, "liveness path", c.LivenessProbe.HTTPGet.Path, "/healthz")
+			expect(t, "template labels", d.Spec.Template.Labels, map[string]string{LabelName: AppName, LabelInstance: "shop", "team": "a"})
+			expect(t, "selector unchanged by pod labels", d.Spec.Selector.MatchLabels, wantSelector)
+			expect(t, "annotations", d.Spec.Template.Annotations, map[string]string{"prometheus.io/scrape": "true"})
+			expect(t, "progress deadline", *d.Spec.ProgressDeadlineSeconds, int32(120))
+		},
+	}, {
+		name: "health check on its own port",
+		app: newApp(func(a *webappv1.WebApp) {
+			a.Spec.HealthCheck = &webappv1.HealthCheck{Path: "/ready", Port: ptr.To[int32](9000)}
+		}),
+		check: func(t *testing.T, d *appsv1.Deployment) {
+			c := d.Spec.Template.Spec.Containers[0]
+			expect(t, "readiness port", c.ReadinessProbe.HTTPGet.Port, intstr.FromInt32(9000))
+			expect(t, "liveness port", c.LivenessProbe.HTTPGet.Port, intstr.FromInt32(9000))
+		},
+	}, {
+		name: "reserved pod labels cannot move the selector",
+		app:  newApp(func(a *webappv1.WebApp) { a.Spec.PodLabels = map[string]string{LabelInstance: "other"} }),
+		check: func(t *testing.T, d *appsv1.Deployment) {
+			expect(t, "template labels", d.Spec.Template.Labels, wantSelector)
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { tt.check(t, renderDeployment(t, tt.app)) })
+	}
+}
+
+func TestSelectorIsStableAcrossSpecChanges(t *testing.T) {
+	before := renderDeployment(t, newApp(nil))
+	after := renderDeployment(t, newApp(func(a *webappv1.WebApp) {
+		a.Spec.Image = "example.com/shop:2.0"
+		a.Spec.Replicas = ptr.To[int32](5)
+		a.Spec.PodLabels = map[string]string{"version": "2"}
+		a.Generation = 7
+	}))
+	expect(t, "selector", after.Spec.Selector, before.Spec.Selector)
+	expect(t, "object labels", after.Labels, before.Labels)
+}
+
+func TestRenderingIsDeterministic(t *testing.T) {
+	app := newApp(func(a *webappv1.WebApp) {
+		a.Spec.PodLabels = map[string]string{"a": "1", "b": "2", "c": "3"}
+		a.Spec.Env = []corev1.EnvVar{{Name: "A", Value: "1"}, {Name: "B", Value: "2"}}
+	})
+	first, _ := Deployment(app)
+	for range 20 {
+		again, _ := Deployment(app)
+		if !reflect.DeepEqual(first, again) {
+			t.Fatal("two renderings of the same WebApp differ")
+		}
+	}
+	if !reflect.DeepEqual(Service(app), Service(app)) {
+		t.Fatal("two renderings of the same Service differ")
+	}
+}
+
+func TestService(t *testing.T) {
+	tests := []struct {
+		name         string
+		svc          webappv1.ServiceSpec
+		wantType     corev1.ServiceType
+		wantPort     int32
+		wantNodePort int32
+		wantURL      string
+	}{
+		{name: "defaults", wantType: corev1.ServiceTypeClusterIP, wantPort: 80, wantURL: "http://shop.team-a.svc:80"},
+		{name: "custom port", svc: webappv1.ServiceSpec{Port: 8000}, wantType: corev1.ServiceTypeClusterIP, wantPort: 8000, wantURL: "http://shop.team-a.svc:8000"},
+		{name: "node port pinned", svc: webappv1.ServiceSpec{Type: webappv1.ServiceTypeNodePort, Port: 80, NodePort: ptr.To[int32](30080)},
+			wantType: corev1.ServiceTypeNodePort, wantPort: 80, wantNodePort: 30080, wantURL: "http://shop.team-a.svc:80"},
+		{name: "load balancer, node port chosen by Kubernetes", svc: webappv1.ServiceSpec{Type: webappv1.ServiceTypeLoadBalancer},
+			wantType: corev1.ServiceTypeLoadBalancer, wantPort: 80, wantURL: "http://shop.team-a.svc:80"},
+		{name: "node port ignored for ClusterIP (admission refuses it anyway)", svc: webappv1.ServiceSpec{Type: webappv1.ServiceTypeClusterIP, NodePort: ptr.To[int32](30080)},
+			wantType: corev1.ServiceTypeClusterIP, wantPort: 80, wantURL: "http://shop.team-a.svc:80"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			app := newApp(func(a *webappv1.WebApp) { a.Spec.Service = tt.svc })
+			s := typed[corev1.Service](t, Service(app))
+			expect(t, "type", s.Spec.Type, tt.wantType)
+			expect(t, "selector", s.Spec.Selector, SelectorLabels(app))
+			expect(t, "ports", s.Spec.Ports, []corev1.ServicePort{{Name: PortName, Protocol: corev1.ProtocolTCP,
+				Port: tt.wantPort, TargetPort: intstr.FromString(PortName), NodePort: tt.wantNodePort}})
+			expect(t, "labels", s.Labels[LabelManagedBy], ManagedBy)
+			expect(t, "controller", IsControlledBy(s, app), true)
+			expect(t, "url", URL(app), tt.wantURL)
+		})
+	}
+}
+
+func TestIsControlledBy(t *testing.T) {
+	app := newApp(nil)
+	d := renderDeployment(t, app)
+	expect(t, "own child", IsControlledBy(d, app), true)
+	recreated := newApp(func(a *webappv1.WebApp) { a.UID = "uid-2" })
+	expect(t, "child of a deleted namesake", IsControlledBy(d, recreated), false)
+	d.OwnerReferences = nil
+	expect(t, "orphan", IsControlledBy(d, app), false)
+	d.OwnerReferences = []metav1.OwnerReference{{UID: "uid-1", Name: "shop", Kind: "WebApp"}}
+	expect(t, "non-controller owner reference", IsControlledBy(d, app), false)
+}
+
+func TestSelectorString(t *testing.T) {
+	expect(t, "selector", Selector(newApp(nil)), "app.kubernetes.io/instance=shop,app.kubernetes.io/name=webapp")
+}
+
+func expect[T any](t *testing.T, what string, got, want T) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: got %#v, want %#v", what, got, want)
+	}
+}

@@ -1,0 +1,184 @@
+package status
+
+import (
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+)
+
+var (
+	t0 = metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	t1 = metav1.NewTime(t0.Add(time.Minute))
+)
+
+func app() *webappv1.WebApp {
+	return &webappv1.WebApp{
+		ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns", Generation: 4},
+		Spec:       webappv1.WebAppSpec{Image: "img", Replicas: ptr.To[int32](3)},
+	}
+}
+
+// deployment returns a Deployment of generation 2 that wants 3 replicas, with the given status.
+func deployment(observed int64, replicas, updated, available int32, conds ...appsv1.DeploymentCondition) *appsv1.Deployment {
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Generation: 2},
+		Spec:       appsv1.DeploymentSpec{Replicas: ptr.To[int32](3)},
+		Status: appsv1.DeploymentStatus{ObservedGeneration: observed, Replicas: replicas, UpdatedReplicas: updated,
+			ReadyReplicas: available, AvailableReplicas: available, Conditions: conds},
+	}
+}
+
+func cond(t appsv1.DeploymentConditionType, s corev1.ConditionStatus, reason string) appsv1.DeploymentCondition {
+	return appsv1.DeploymentCondition{Type: t, Status: s, Reason: reason, Message: "msg " + reason}
+}
+
+var (
+	availableTrue   = cond(appsv1.DeploymentAvailable, corev1.ConditionTrue, "MinimumReplicasAvailable")
+	availableFalse  = cond(appsv1.DeploymentAvailable, corev1.ConditionFalse, "MinimumReplicasUnavailable")
+	deadline        = cond(appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded")
+	progressingTrue = cond(appsv1.DeploymentProgressing, corev1.ConditionTrue, "ReplicaSetUpdated")
+)
+
+type want struct {
+	ready, reconciling, stalled, available metav1.ConditionStatus
+	reason, availableReason                string
+}
+
+func TestCompute(t *testing.T) {
+	svc := &corev1.Service{}
+	tests := []struct {
+		name string
+		obs  Observation
+		want want
+	}{
+		{"children not created yet", Observation{},
+			want{metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionUnknown, ReasonCreating, ReasonDeploymentNotFound}},
+		{"service missing", Observation{Deployment: deployment(2, 3, 3, 3, availableTrue)},
+			want{metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionTrue, ReasonCreating, ReasonMinimumReplicasAvailable}},
+		{"deployment controller has not seen the new generation", Observation{Deployment: deployment(1, 3, 3, 3, availableTrue), Service: svc},
+			want{metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionTrue, ReasonRolloutInProgress, ReasonMinimumReplicasAvailable}},
+		{"no status at all yet", Observation{Deployment: deployment(0, 0, 0, 0), Service: svc},
+			want{metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionUnknown, ReasonRolloutInProgress, ReasonMinimumReplicasUnavailable}},
+		{"replicas being updated", Observation{Deployment: deployment(2, 3, 1, 3, availableTrue, progressingTrue), Service: svc},
+			want{metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionTrue, ReasonRolloutInProgress, ReasonMinimumReplicasAvailable}},
+		{"old replicas terminating", Observation{Deployment: deployment(2, 4, 3, 3, availableTrue), Service: svc},
+			want{metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionTrue, ReasonRolloutInProgress, ReasonMinimumReplicasAvailable}},
+		{"updated but not all available", Observation{Deployment: deployment(2, 3, 3, 1, availableFalse), Service: svc},
+			want{metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionFalse, ReasonReplicasUnavailable, ReasonMinimumReplicasUnavailable}},
+		{"rolled out", Observation{Deployment: deployment(2, 3, 3, 3, availableTrue, progressingTrue), Service: svc},
+			want{metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, ReasonReady, ReasonMinimumReplicasAvailable}},
+		{"progress deadline exceeded", Observation{Deployment: deployment(2, 3, 1, 2, availableTrue, deadline), Service: svc},
+			want{metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionTrue, ReasonProgressDeadlineExceeded, ReasonMinimumReplicasAvailable}},
+		{"foreign object in the way", Observation{Conflict: "a Deployment named shop exists"},
+			want{metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionUnknown, ReasonNameConflict, ReasonDeploymentNotFound}},
+		{"API server refuses the rendered object", Observation{Invalid: "spec.template...env[0].name: Invalid value"},
+			want{metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionUnknown, ReasonInvalidSpec, ReasonDeploymentNotFound}},
+		{"transient error", Observation{Error: "etcdserver: request timed out", Deployment: deployment(2, 3, 3, 3, availableTrue)},
+			want{metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionTrue, ReasonReconcileError, ReasonMinimumReplicasAvailable}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := Compute(app(), tt.obs, t0)
+			check := func(condType string, status metav1.ConditionStatus, reason string) {
+				t.Helper()
+				c := meta.FindStatusCondition(st.Conditions, condType)
+				if c == nil {
+					t.Fatalf("%s condition missing", condType)
+				}
+				if c.Status != status || c.Reason != reason || c.ObservedGeneration != 4 {
+					t.Errorf("%s = %s/%s (gen %d), want %s/%s (gen 4); message %q", condType, c.Status, c.Reason, c.ObservedGeneration, status, reason, c.Message)
+				}
+				if c.Status == metav1.ConditionTrue && c.Message == "" && condType != webappv1.ConditionAvailable {
+					t.Errorf("%s is True without a message", condType)
+				}
+			}
+			check(webappv1.ConditionReady, tt.want.ready, tt.want.reason)
+			check(webappv1.ConditionReconciling, tt.want.reconciling, tt.want.reason)
+			check(webappv1.ConditionStalled, tt.want.stalled, tt.want.reason)
+			check(webappv1.ConditionAvailable, tt.want.available, tt.want.availableReason)
+			if len(st.Conditions) != 4 {
+				t.Errorf("got %d conditions, want 4", len(st.Conditions))
+			}
+			if st.ObservedGeneration != 4 {
+				t.Errorf("observedGeneration %d, want 4", st.ObservedGeneration)
+			}
+		})
+	}
+}
+
+func TestComputeScaledToZero(t *testing.T) {
+	a := app()
+	a.Spec.Replicas = ptr.To[int32](0)
+	d := deployment(2, 0, 0, 0, availableTrue)
+	d.Spec.Replicas = ptr.To[int32](0)
+	st := Compute(a, Observation{Deployment: d, Service: &corev1.Service{}}, t0)
+	if c := meta.FindStatusCondition(st.Conditions, webappv1.ConditionReady); c.Status != metav1.ConditionTrue || c.Reason != ReasonScaledToZero {
+		t.Fatalf("Ready = %s/%s, want True/ScaledToZero", c.Status, c.Reason)
+	}
+}
+
+func TestComputeCopiesCountsAndAddresses(t *testing.T) {
+	d := deployment(2, 4, 3, 2, availableTrue)
+	d.Status.ReadyReplicas = 3
+	st := Compute(app(), Observation{Deployment: d, Service: &corev1.Service{}}, t0)
+	if st.Replicas != 4 || st.UpdatedReplicas != 3 || st.ReadyReplicas != 3 || st.AvailableReplicas != 2 {
+		t.Errorf("counts = %d/%d/%d/%d, want 4/3/3/2", st.Replicas, st.UpdatedReplicas, st.ReadyReplicas, st.AvailableReplicas)
+	}
+	if st.Selector != "app.kubernetes.io/instance=shop,app.kubernetes.io/name=webapp" {
+		t.Errorf("selector %q", st.Selector)
+	}
+	if st.URL != "http://shop.ns.svc:80" {
+		t.Errorf("url %q", st.URL)
+	}
+	// A foreign Deployment's counts are not ours to report.
+	st = Compute(app(), Observation{Deployment: d, Conflict: "foreign"}, t0)
+	if st.Replicas != 0 || st.AvailableReplicas != 0 {
+		t.Errorf("counts of a foreign Deployment reported: %+v", st)
+	}
+}
+
+func TestComputeKeepsTransitionTimesAndIsStable(t *testing.T) {
+	obs := Observation{Deployment: deployment(2, 3, 3, 3, availableTrue), Service: &corev1.Service{}}
+	a := app()
+	a.Status = Compute(a, obs, t0)
+
+	// Same observation later: nothing changes, not even a timestamp, so nothing is written.
+	again := Compute(a, obs, t1)
+	if !equalStatus(a.Status, again) {
+		t.Fatalf("status changed on an identical observation:\n%+v\n%+v", a.Status, again)
+	}
+
+	// Ready flips: only the flipped conditions get the new time.
+	obs.Deployment = deployment(2, 3, 3, 1, availableTrue)
+	next := Compute(a, obs, t1)
+	if c := meta.FindStatusCondition(next.Conditions, webappv1.ConditionReady); !c.LastTransitionTime.Equal(&t1) {
+		t.Errorf("Ready transition time %v, want %v", c.LastTransitionTime, t1)
+	}
+	if c := meta.FindStatusCondition(next.Conditions, webappv1.ConditionStalled); !c.LastTransitionTime.Equal(&t0) {
+		t.Errorf("Stalled did not change but its transition time moved to %v", c.LastTransitionTime)
+	}
+	if c := meta.FindStatusCondition(next.Conditions, webappv1.ConditionAvailable); !c.LastTransitionTime.Equal(&t0) {
+		t.Errorf("Available did not change but its transition time moved to %v", c.LastTransitionTime)
+	}
+}
+
+func TestComputeDoesNotMutateItsInput(t *testing.T) {
+	a := app()
+	a.Status = Compute(a, Observation{}, t0)
+	before := a.DeepCopy()
+	_ = Compute(a, Observation{Conflict: "x"}, t1)
+	if !equalStatus(before.Status, a.Status) {
+		t.Fatal("Compute changed the WebApp it was given")
+	}
+}
+
+// equalStatus is the comparison the reconciler uses to decide whether to write.
+func equalStatus(a, b webappv1.WebAppStatus) bool { return equality.Semantic.DeepEqual(a, b) }
