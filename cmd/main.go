@@ -1,0 +1,93 @@
+/*
+Copyright 2026 The webapp-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command manager runs the webapp-operator.
+package main
+
+import (
+	"crypto/tls"
+	"flag"
+	"os"
+
+	// Import all Kubernetes client auth plugins (e.g. Azure, GCP, OIDC, etc.)
+	// to ensure that exec-entrypoint and run can make use of them.
+	_ "k8s.io/client-go/plugin/pkg/client/auth"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/webapp-operator/webapp-operator/internal/operator"
+)
+
+func main() {
+	var (
+		metricsAddr, probeAddr             string
+		secureMetrics, enableHTTP2, leader bool
+		maxConcurrent                      int
+		qps                                float64
+		burst                              int
+	)
+	flag.StringVar(&metricsAddr, "metrics-bind-address", "0",
+		"The address the metrics endpoint binds to. Use :8443 for HTTPS or :8080 for HTTP; 0 disables it.")
+	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "The address the probe endpoint binds to.")
+	flag.BoolVar(&leader, "leader-elect", false,
+		"Enable leader election, so that only one replica of the operator reconciles at a time.")
+	flag.BoolVar(&secureMetrics, "metrics-secure", true,
+		"Serve metrics over HTTPS with authentication and authorization (TokenReview/SubjectAccessReview).")
+	flag.BoolVar(&enableHTTP2, "enable-http2", false,
+		"Enable HTTP/2 for the metrics server (off by default: HTTP/2 Stream Cancellation and Rapid Reset CVEs).")
+	flag.IntVar(&maxConcurrent, "max-concurrent-reconciles", 4, "How many WebApps are reconciled in parallel.")
+	flag.Float64Var(&qps, "kube-api-qps", 50, "Sustained queries per second to the Kubernetes API server.")
+	flag.IntVar(&burst, "kube-api-burst", 100, "Burst of queries to the Kubernetes API server.")
+	zapOpts := zap.Options{Development: false}
+	zapOpts.BindFlags(flag.CommandLine)
+	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	log := ctrl.Log.WithName("setup")
+
+	var tlsOpts []func(*tls.Config)
+	if !enableHTTP2 {
+		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
+	}
+	metrics := metricsserver.Options{BindAddress: metricsAddr, SecureServing: secureMetrics, TLSOpts: tlsOpts}
+	if secureMetrics {
+		metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+
+	cfg := ctrl.GetConfigOrDie()
+	cfg.QPS = float32(qps)
+	cfg.Burst = burst
+	namespaces := operator.ParseNamespaces(os.Getenv("WATCH_NAMESPACE"))
+	mgr, err := operator.NewManager(cfg, operator.Options{
+		Namespaces:              namespaces,
+		MaxConcurrentReconciles: maxConcurrent,
+		Metrics:                 metrics,
+		HealthProbeBindAddress:  probeAddr,
+		LeaderElection:          leader,
+	})
+	if err != nil {
+		log.Error(err, "unable to set up the manager")
+		os.Exit(1)
+	}
+	log.Info("starting manager", "namespaces", namespaces,
+		"maxConcurrentReconciles", maxConcurrent, "qps", qps, "burst", burst)
+	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+		log.Error(err, "manager stopped with an error")
+		os.Exit(1)
+	}
+}

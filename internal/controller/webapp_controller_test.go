@@ -1,0 +1,493 @@
+package controller_test
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/render"
+	"github.com/webapp-operator/webapp-operator/internal/status"
+)
+
+const (
+	timeout  = 15 * time.Second
+	interval = 100 * time.Millisecond
+)
+
+var nsCount int
+
+// newNamespace gives every test its own namespace, so tests cannot see each other's objects.
+func newNamespace() string {
+	nsCount++
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("test-%d-%d", GinkgoParallelProcess(), nsCount)}}
+	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
+	return ns.Name
+}
+
+func newWebApp(ns, name string) *webappv1.WebApp {
+	return &webappv1.WebApp{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec:       webappv1.WebAppSpec{Image: "example.com/shop:1.0", Replicas: ptr.To[int32](2)},
+	}
+}
+
+func key(ns, name string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: name} }
+
+func getDeployment(ns, name string) func(g Gomega) *appsv1.Deployment {
+	return func(g Gomega) *appsv1.Deployment {
+		d := &appsv1.Deployment{}
+		g.Expect(k8sClient.Get(ctx, key(ns, name), d)).To(Succeed())
+		return d
+	}
+}
+
+func getService(ns, name string) func(g Gomega) *corev1.Service {
+	return func(g Gomega) *corev1.Service {
+		s := &corev1.Service{}
+		g.Expect(k8sClient.Get(ctx, key(ns, name), s)).To(Succeed())
+		return s
+	}
+}
+
+// condition returns the WebApp's condition of the given type once the status is current.
+func condition(ns, name, condType string) func(g Gomega) *metav1.Condition {
+	return func(g Gomega) *metav1.Condition {
+		app := &webappv1.WebApp{}
+		g.Expect(k8sClient.Get(ctx, key(ns, name), app)).To(Succeed())
+		g.Expect(app.Status.ObservedGeneration).To(Equal(app.Generation), "status is for an older generation")
+		c := meta.FindStatusCondition(app.Status.Conditions, condType)
+		g.Expect(c).NotTo(BeNil(), "condition %s missing", condType)
+		g.Expect(c.ObservedGeneration).To(Equal(app.Generation))
+		return c
+	}
+}
+
+func haveStatusReason(s metav1.ConditionStatus, reason string) OmegaMatcher {
+	return And(HaveField("Status", s), HaveField("Reason", reason))
+}
+
+// playDeploymentController writes the status that kube-controller-manager would write once the
+// current generation of the Deployment is fully rolled out.
+func playDeploymentController(ns, name string) {
+	Eventually(func(g Gomega) {
+		d := getDeployment(ns, name)(g)
+		n := ptr.Deref(d.Spec.Replicas, 1)
+		d.Status = appsv1.DeploymentStatus{
+			ObservedGeneration: d.Generation, Replicas: n, UpdatedReplicas: n, ReadyReplicas: n, AvailableReplicas: n,
+			Conditions: []appsv1.DeploymentCondition{{
+				Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable",
+				Message: "Deployment has minimum availability.", LastUpdateTime: metav1.Now(), LastTransitionTime: metav1.Now(),
+			}},
+		}
+		g.Expect(k8sClient.Status().Update(ctx, d)).To(Succeed())
+	}, timeout, interval).Should(Succeed())
+}
+
+// createReady creates a WebApp and drives it to Ready=True.
+func createReady(app *webappv1.WebApp) {
+	Expect(k8sClient.Create(ctx, app)).To(Succeed())
+	Eventually(getDeployment(app.Namespace, app.Name), timeout, interval).ShouldNot(BeNil())
+	playDeploymentController(app.Namespace, app.Name)
+	Eventually(condition(app.Namespace, app.Name, webappv1.ConditionReady), timeout, interval).
+		Should(haveStatusReason(metav1.ConditionTrue, status.ReasonReady))
+}
+
+func reconcileCount() float64 {
+	families, err := ctrlmetrics.Registry.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	var total float64
+	for _, f := range families {
+		if f.GetName() != "controller_runtime_reconcile_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "controller" && l.GetValue() == "webapp" {
+					total += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return total
+}
+
+var _ = Describe("WebApp controller", func() {
+	var ns string
+	BeforeEach(func() { ns = newNamespace() })
+
+	It("creates a Deployment and a Service owned by the WebApp and reports progress, then readiness", func() {
+		app := newWebApp(ns, "shop")
+		app.Spec.HealthCheck = &webappv1.HealthCheck{Path: "/healthz"}
+		Expect(k8sClient.Create(ctx, app)).To(Succeed())
+
+		Eventually(getDeployment(ns, "shop"), timeout, interval).ShouldNot(BeNil())
+		dep := getDeployment(ns, "shop")(Default)
+		Expect(dep.Spec.Replicas).To(Equal(ptr.To[int32](2)))
+		Expect(dep.Spec.Template.Spec.Containers[0].Image).To(Equal("example.com/shop:1.0"))
+		Expect(dep.Spec.Template.Spec.Containers[0].ReadinessProbe.HTTPGet.Path).To(Equal("/healthz"))
+		Expect(dep.Labels).To(HaveKeyWithValue(render.LabelManagedBy, render.ManagedBy))
+		Expect(metav1.IsControlledBy(dep, fetch(ns, "shop"))).To(BeTrue())
+
+		Eventually(getService(ns, "shop"), timeout, interval).ShouldNot(BeNil())
+		s := getService(ns, "shop")(Default)
+		Expect(metav1.IsControlledBy(s, fetch(ns, "shop"))).To(BeTrue())
+		Expect(s.Spec.Type).To(Equal(corev1.ServiceTypeClusterIP))
+		Expect(s.Spec.Ports).To(ConsistOf(HaveField("Port", int32(80))))
+		Expect(s.Spec.Selector).To(Equal(dep.Spec.Selector.MatchLabels))
+
+		// No Deployment controller has looked at it yet: converging, not ready.
+		Eventually(condition(ns, "shop", webappv1.ConditionReady), timeout, interval).
+			Should(haveStatusReason(metav1.ConditionFalse, status.ReasonRolloutInProgress))
+		Expect(condition(ns, "shop", webappv1.ConditionReconciling)(Default).Status).To(Equal(metav1.ConditionTrue))
+		Expect(condition(ns, "shop", webappv1.ConditionStalled)(Default).Status).To(Equal(metav1.ConditionFalse))
+
+		playDeploymentController(ns, "shop")
+		Eventually(condition(ns, "shop", webappv1.ConditionReady), timeout, interval).
+			Should(haveStatusReason(metav1.ConditionTrue, status.ReasonReady))
+		Expect(condition(ns, "shop", webappv1.ConditionReconciling)(Default).Status).To(Equal(metav1.ConditionFalse))
+		Expect(condition(ns, "shop", webappv1.ConditionAvailable)(Default).Status).To(Equal(metav1.ConditionTrue))
+
+		got := fetch(ns, "shop")
+		Expect(got.Status.ReadyReplicas).To(Equal(int32(2)))
+		Expect(got.Status.URL).To(Equal("http://shop." + ns + ".svc:80"))
+		Expect(got.Status.Selector).To(Equal("app.kubernetes.io/instance=shop,app.kubernetes.io/name=webapp"))
+
+		By("recording events for the story of the WebApp")
+		Eventually(func(g Gomega) []string {
+			var list eventsv1.EventList
+			g.Expect(k8sClient.List(ctx, &list, client.InNamespace(ns))).To(Succeed())
+			var reasons []string
+			for _, e := range list.Items {
+				if e.Regarding.Name == "shop" && e.Regarding.Kind == "WebApp" {
+					reasons = append(reasons, e.Reason)
+				}
+			}
+			return reasons
+		}, timeout, interval).Should(ContainElements("Created", status.ReasonReady))
+	})
+
+	It("corrects drift in any field it manages and recreates deleted children, leaving others' fields alone", func() {
+		createReady(newWebApp(ns, "drift"))
+
+		By("someone edits the image, the replicas and a label, and adds an annotation of their own")
+		Eventually(func(g Gomega) {
+			d := getDeployment(ns, "drift")(g)
+			d.Spec.Template.Spec.Containers[0].Image = "evil:latest"
+			d.Spec.Replicas = ptr.To[int32](7)
+			d.Labels[render.LabelInstance] = "tampered"
+			d.Annotations = map[string]string{"team.example.com/owner": "alice"}
+			g.Expect(k8sClient.Update(ctx, d)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+		Eventually(func(g Gomega) {
+			d := getDeployment(ns, "drift")(g)
+			g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal("example.com/shop:1.0"))
+			g.Expect(d.Spec.Replicas).To(Equal(ptr.To[int32](2)))
+			g.Expect(d.Labels).To(HaveKeyWithValue(render.LabelInstance, "drift"))
+			g.Expect(d.Annotations).To(HaveKeyWithValue("team.example.com/owner", "alice"))
+		}, timeout, interval).Should(Succeed())
+
+		By("someone edits the Service's type, target port and selector")
+		Eventually(func(g Gomega) {
+			s := getService(ns, "drift")(g)
+			s.Spec.Ports[0].TargetPort = intstr.FromInt32(9999)
+			s.Spec.Type = corev1.ServiceTypeNodePort
+			s.Spec.Selector = map[string]string{"app": "other"}
+			g.Expect(k8sClient.Update(ctx, s)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+		Eventually(func(g Gomega) {
+			s := getService(ns, "drift")(g)
+			g.Expect(s.Spec.Type).To(Equal(corev1.ServiceTypeClusterIP))
+			g.Expect(s.Spec.Ports).To(ConsistOf(And(HaveField("Port", int32(80)), HaveField("TargetPort", intstr.FromString("http")),
+				HaveField("NodePort", int32(0)))))
+			g.Expect(s.Spec.Selector).To(HaveKeyWithValue(render.LabelInstance, "drift"))
+		}, timeout, interval).Should(Succeed())
+
+		By("someone renumbers the Service port: server-side apply keeps their list item, so the clash is reported")
+		Eventually(func(g Gomega) {
+			s := getService(ns, "drift")(g)
+			s.Spec.Ports[0].Port = 9999
+			g.Expect(k8sClient.Update(ctx, s)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+		bumpReplicas(ns, "drift", 2) // a no-op spec change, to make sure a pass runs after the edit
+		Eventually(condition(ns, "drift", webappv1.ConditionStalled), timeout, interval).
+			Should(And(haveStatusReason(metav1.ConditionTrue, status.ReasonInvalidSpec),
+				HaveField("Message", ContainSubstring("delete it and the operator recreates it"))))
+
+		By("someone deletes the Service")
+		old := getService(ns, "drift")(Default)
+		Expect(k8sClient.Delete(ctx, old)).To(Succeed())
+		Eventually(func(g Gomega) types.UID {
+			return getService(ns, "drift")(g).UID
+		}, timeout, interval).ShouldNot(Or(BeEmpty(), Equal(old.UID)))
+
+		By("someone removes the managed-by label, which takes the Deployment out of the operator's cache")
+		Eventually(func(g Gomega) {
+			d := getDeployment(ns, "drift")(g)
+			delete(d.Labels, render.LabelManagedBy)
+			g.Expect(k8sClient.Update(ctx, d)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+		// The label removal itself is invisible to a cache that only holds labelled objects, so a
+		// spec change triggers the next pass; that pass must find the Deployment and relabel it.
+		bumpReplicas(ns, "drift", 3)
+		Eventually(func(g Gomega) {
+			d := getDeployment(ns, "drift")(g)
+			g.Expect(d.Labels).To(HaveKeyWithValue(render.LabelManagedBy, render.ManagedBy))
+			g.Expect(d.Spec.Replicas).To(Equal(ptr.To[int32](3)))
+		}, timeout, interval).Should(Succeed())
+	})
+
+	It("rolls the Deployment on a spec change and tracks the rollout in status", func() {
+		createReady(newWebApp(ns, "roll"))
+		before := getDeployment(ns, "roll")(Default)
+
+		Eventually(func(g Gomega) {
+			app := fetch(ns, "roll")
+			app.Spec.Image = "example.com/shop:2.0"
+			app.Spec.Env = []corev1.EnvVar{{Name: "MODE", Value: "blue"}}
+			g.Expect(k8sClient.Update(ctx, app)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+
+		Eventually(func(g Gomega) {
+			d := getDeployment(ns, "roll")(g)
+			g.Expect(d.Generation).To(BeNumerically(">", before.Generation))
+			c := d.Spec.Template.Spec.Containers[0]
+			g.Expect(c.Image).To(Equal("example.com/shop:2.0"))
+			g.Expect(c.Env).To(ConsistOf(corev1.EnvVar{Name: "MODE", Value: "blue"}))
+			g.Expect(d.Spec.Selector).To(Equal(before.Spec.Selector), "the selector must never change")
+		}, timeout, interval).Should(Succeed())
+		Eventually(condition(ns, "roll", webappv1.ConditionReady), timeout, interval).
+			Should(haveStatusReason(metav1.ConditionFalse, status.ReasonRolloutInProgress))
+
+		By("the rollout half done: one new replica, two old ones")
+		Eventually(func(g Gomega) {
+			d := getDeployment(ns, "roll")(g)
+			d.Status.ObservedGeneration = d.Generation
+			d.Status.Replicas, d.Status.UpdatedReplicas, d.Status.AvailableReplicas = 3, 1, 2
+			g.Expect(k8sClient.Status().Update(ctx, d)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+		Eventually(func(g Gomega) string {
+			c := condition(ns, "roll", webappv1.ConditionReady)(g)
+			g.Expect(c.Reason).To(Equal(status.ReasonRolloutInProgress))
+			return c.Message
+		}, timeout, interval).Should(Equal("1 of 2 replicas updated to the latest spec"))
+
+		playDeploymentController(ns, "roll")
+		Eventually(condition(ns, "roll", webappv1.ConditionReady), timeout, interval).
+			Should(haveStatusReason(metav1.ConditionTrue, status.ReasonReady))
+
+		By("removing the env var removes it from the Deployment (we own it, so applying without it prunes it)")
+		Eventually(func(g Gomega) {
+			app := fetch(ns, "roll")
+			app.Spec.Env = nil
+			g.Expect(k8sClient.Update(ctx, app)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+		Eventually(func(g Gomega) []corev1.EnvVar {
+			return getDeployment(ns, "roll")(g).Spec.Template.Spec.Containers[0].Env
+		}, timeout, interval).Should(BeEmpty())
+	})
+
+	It("reports progress deadline exceeded as Stalled", func() {
+		createReady(newWebApp(ns, "slow"))
+		Eventually(func(g Gomega) {
+			d := getDeployment(ns, "slow")(g)
+			d.Status.Conditions = append(d.Status.Conditions, appsv1.DeploymentCondition{
+				Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded",
+				Message: `ReplicaSet "slow-abc" has timed out progressing.`,
+			})
+			d.Status.UpdatedReplicas = 1
+			g.Expect(k8sClient.Status().Update(ctx, d)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+		Eventually(condition(ns, "slow", webappv1.ConditionStalled), timeout, interval).
+			Should(haveStatusReason(metav1.ConditionTrue, status.ReasonProgressDeadlineExceeded))
+		Expect(condition(ns, "slow", webappv1.ConditionReconciling)(Default).Status).To(Equal(metav1.ConditionFalse))
+		Expect(condition(ns, "slow", webappv1.ConditionReady)(Default).Status).To(Equal(metav1.ConditionFalse))
+	})
+
+	It("never touches a same-name Deployment it does not control, and reports NameConflict", func() {
+		foreign := &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Name: "taken", Namespace: ns, Labels: map[string]string{"app": "theirs"}},
+			Spec: appsv1.DeploymentSpec{
+				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "theirs"}},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "theirs"}},
+					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "theirs:1"}}},
+				},
+			},
+		}
+		Expect(k8sClient.Create(ctx, foreign)).To(Succeed())
+		before := getDeployment(ns, "taken")(Default)
+
+		Expect(k8sClient.Create(ctx, newWebApp(ns, "taken"))).To(Succeed())
+		Eventually(condition(ns, "taken", webappv1.ConditionStalled), timeout, interval).
+			Should(haveStatusReason(metav1.ConditionTrue, status.ReasonNameConflict))
+		Expect(condition(ns, "taken", webappv1.ConditionReady)(Default).Message).To(ContainSubstring("not controlled by this WebApp"))
+
+		Consistently(func(g Gomega) {
+			after := getDeployment(ns, "taken")(g)
+			g.Expect(after.ResourceVersion).To(Equal(before.ResourceVersion), "the foreign Deployment was modified")
+			g.Expect(after.OwnerReferences).To(BeEmpty())
+		}, 2*time.Second, interval).Should(Succeed())
+		Expect(apierrors.IsNotFound(k8sClient.Get(ctx, key(ns, "taken"), &corev1.Service{}))).To(BeTrue(),
+			"no half-made WebApp: the Service is not created while the Deployment is blocked")
+
+		By("a foreign Service that even carries our managed-by label is not adopted either")
+		Expect(k8sClient.Create(ctx, &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: "fake", Namespace: ns, Labels: map[string]string{render.LabelManagedBy: render.ManagedBy}},
+			Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 1234}}},
+		})).To(Succeed())
+		svcBefore := getService(ns, "fake")(Default)
+		Expect(k8sClient.Create(ctx, newWebApp(ns, "fake"))).To(Succeed())
+		Eventually(condition(ns, "fake", webappv1.ConditionStalled), timeout, interval).
+			Should(haveStatusReason(metav1.ConditionTrue, status.ReasonNameConflict))
+		Expect(getService(ns, "fake")(Default).ResourceVersion).To(Equal(svcBefore.ResourceVersion))
+
+		By("once the user deletes the foreign object, the WebApp converges")
+		Expect(k8sClient.Delete(ctx, foreign)).To(Succeed())
+		Eventually(func(g Gomega) bool {
+			return metav1.IsControlledBy(getDeployment(ns, "taken")(g), fetch(ns, "taken"))
+		}, timeout, interval).Should(BeTrue())
+		Eventually(condition(ns, "taken", webappv1.ConditionStalled), timeout, interval).
+			Should(HaveField("Status", metav1.ConditionFalse))
+	})
+
+	It("reports a spec the API server refuses at reconcile time as Stalled InvalidSpec, then recovers", func() {
+		app := newWebApp(ns, "badenv")
+		// The CRD accepts any env var name (it reuses core/v1's schema); the Deployment's own
+		// validation refuses '='.
+		app.Spec.Env = []corev1.EnvVar{{Name: "A=B", Value: "x"}}
+		Expect(k8sClient.Create(ctx, app)).To(Succeed())
+		Eventually(condition(ns, "badenv", webappv1.ConditionStalled), timeout, interval).
+			Should(haveStatusReason(metav1.ConditionTrue, status.ReasonInvalidSpec))
+		Expect(condition(ns, "badenv", webappv1.ConditionReady)(Default).Message).To(ContainSubstring("env"))
+
+		By("no hot loop: a stalled WebApp is not reconciled again and again")
+		n := reconcileCount()
+		Consistently(reconcileCount, 2*time.Second, 200*time.Millisecond).Should(BeNumerically("<=", n+1))
+
+		Eventually(func(g Gomega) {
+			a := fetch(ns, "badenv")
+			a.Spec.Env[0].Name = "A_B"
+			g.Expect(k8sClient.Update(ctx, a)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+		Eventually(getDeployment(ns, "badenv"), timeout, interval).ShouldNot(BeNil())
+		Eventually(condition(ns, "badenv", webappv1.ConditionStalled), timeout, interval).
+			Should(HaveField("Status", metav1.ConditionFalse))
+	})
+
+	It("serves the scale subresource", func() {
+		createReady(newWebApp(ns, "scaled"))
+		scale := &autoscalingv1.Scale{}
+		app := fetch(ns, "scaled")
+		Expect(k8sClient.SubResource("scale").Get(ctx, app, scale)).To(Succeed())
+		Expect(scale.Spec.Replicas).To(Equal(int32(2)))
+		Expect(scale.Status.Replicas).To(Equal(int32(2)))
+		Expect(scale.Status.Selector).To(Equal("app.kubernetes.io/instance=scaled,app.kubernetes.io/name=webapp"))
+
+		scale.Spec.Replicas = 5
+		Expect(k8sClient.SubResource("scale").Update(ctx, app, client.WithSubResourceBody(scale))).To(Succeed())
+		Eventually(func(g Gomega) *int32 { return getDeployment(ns, "scaled")(g).Spec.Replicas }, timeout, interval).
+			Should(Equal(ptr.To[int32](5)))
+		Eventually(condition(ns, "scaled", webappv1.ConditionReady), timeout, interval).
+			Should(haveStatusReason(metav1.ConditionFalse, status.ReasonRolloutInProgress))
+		playDeploymentController(ns, "scaled")
+		Eventually(func(g Gomega) int32 {
+			g.Expect(k8sClient.SubResource("scale").Get(ctx, fetch(ns, "scaled"), scale)).To(Succeed())
+			return scale.Status.Replicas
+		}, timeout, interval).Should(Equal(int32(5)))
+	})
+
+	It("makes zero write requests on a pass over an up-to-date WebApp", func() {
+		createReady(newWebApp(ns, "steady"))
+		// Let any pass still in flight finish.
+		Consistently(func() int { return len(requests.Writes()) }, time.Second, 100*time.Millisecond).Should(BeNumerically(">=", 0))
+		writesBefore := requests.Writes()
+		passesBefore := reconcileCount()
+
+		// A change to a child that does not touch our fields triggers a pass through the Owns watch.
+		// (A label, not an annotation: annotation changes bump a Deployment's generation.)
+		Eventually(func(g Gomega) {
+			d := getDeployment(ns, "steady")(g)
+			d.Labels["touched"] = fmt.Sprint(time.Now().UnixNano())
+			g.Expect(k8sClient.Update(ctx, d)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+		Eventually(reconcileCount, timeout, interval).Should(BeNumerically(">", passesBefore))
+		Consistently(func() []string { return requests.Writes()[len(writesBefore):] }, 2*time.Second, 100*time.Millisecond).
+			Should(BeEmpty(), "a pass with nothing to change must not write")
+	})
+})
+
+var _ = Describe("WebApp admission", func() {
+	var ns string
+	BeforeEach(func() { ns = newNamespace() })
+
+	DescribeTable("refuses invalid specs with a clear message",
+		func(name string, mutate func(*webappv1.WebApp), wantMessage string) {
+			app := newWebApp(ns, name)
+			mutate(app)
+			err := k8sClient.Create(ctx, app)
+			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "expected Invalid, got %v", err)
+			Expect(err.Error()).To(ContainSubstring(wantMessage))
+		},
+		Entry("empty image", "a", func(a *webappv1.WebApp) { a.Spec.Image = "" }, "spec.image"),
+		Entry("image with whitespace", "a", func(a *webappv1.WebApp) { a.Spec.Image = "nginx latest" }, "image must not contain whitespace"),
+		Entry("too many replicas", "a", func(a *webappv1.WebApp) { a.Spec.Replicas = ptr.To[int32](1001) }, "spec.replicas"),
+		Entry("negative replicas", "a", func(a *webappv1.WebApp) { a.Spec.Replicas = ptr.To[int32](-1) }, "spec.replicas"),
+		Entry("port out of range", "a", func(a *webappv1.WebApp) { a.Spec.Port = 70000 }, "spec.port"),
+		Entry("service port out of range", "a", func(a *webappv1.WebApp) { a.Spec.Service.Port = 65536 }, "spec.service.port"),
+		Entry("node port with ClusterIP", "a", func(a *webappv1.WebApp) {
+			a.Spec.Service = webappv1.ServiceSpec{Type: webappv1.ServiceTypeClusterIP, NodePort: ptr.To[int32](30080)}
+		}, "service.nodePort requires service.type NodePort or LoadBalancer"),
+		Entry("node port out of range", "a", func(a *webappv1.WebApp) {
+			a.Spec.Service = webappv1.ServiceSpec{Type: webappv1.ServiceTypeNodePort, NodePort: ptr.To[int32](80)}
+		}, "spec.service.nodePort"),
+		Entry("unknown service type", "a", func(a *webappv1.WebApp) { a.Spec.Service.Type = "ExternalName" }, "spec.service.type"),
+		Entry("reserved pod label", "a", func(a *webappv1.WebApp) {
+			a.Spec.PodLabels = map[string]string{render.LabelInstance: "x"}
+		}, "podLabels must not set the reserved labels"),
+		Entry("health check path without slash", "a", func(a *webappv1.WebApp) {
+			a.Spec.HealthCheck = &webappv1.HealthCheck{Path: "healthz"}
+		}, "spec.healthCheck.path"),
+		Entry("name that cannot name a Service", "Shop.v2", func(a *webappv1.WebApp) {}, "metadata.name must be a DNS-1035 label"),
+		Entry("name starting with a digit", "1shop", func(a *webappv1.WebApp) {}, "metadata.name must be a DNS-1035 label"),
+		Entry("progress deadline too short", "a", func(a *webappv1.WebApp) { a.Spec.ProgressDeadlineSeconds = ptr.To[int32](1) }, "spec.progressDeadlineSeconds"),
+	)
+
+	It("fills in the defaults", func() {
+		app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: "defaults", Namespace: ns},
+			Spec: webappv1.WebAppSpec{Image: "nginx"}}
+		Expect(k8sClient.Create(ctx, app)).To(Succeed())
+		got := fetch(ns, "defaults")
+		Expect(got.Spec.Replicas).To(Equal(ptr.To[int32](1)))
+		Expect(got.Spec.Port).To(Equal(int32(8080)))
+		Expect(got.Spec.Service).To(Equal(webappv1.ServiceSpec{Type: webappv1.ServiceTypeClusterIP, Port: 80}))
+	})
+})
+
+func fetch(ns, name string) *webappv1.WebApp {
+	app := &webappv1.WebApp{}
+	Expect(k8sClient.Get(ctx, key(ns, name), app)).To(Succeed())
+	return app
+}
+
+func bumpReplicas(ns, name string, n int32) {
+	Eventually(func(g Gomega) {
+		app := fetch(ns, name)
+		app.Spec.Replicas = ptr.To(n)
+		g.Expect(k8sClient.Update(ctx, app)).To(Succeed())
+	}, timeout, interval).Should(Succeed())
+}
