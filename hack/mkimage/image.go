@@ -1,0 +1,182 @@
+package main
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+)
+
+// epoch is the timestamp of every file and of the image itself: digests depend only on content.
+var epoch = time.Unix(0, 0).UTC()
+
+// file is one entry of a layer.
+type file struct {
+	name string // path inside the image, without leading slash
+	mode int64
+	data []byte // nil for a directory
+}
+
+// managerImage packs the static manager binary as /manager, run as the non-root user 65532,
+// like the distroless static:nonroot base that the Dockerfile uses.
+func managerImage(binary []byte, labels map[string]string) (v1.Image, error) {
+	passwd := "root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n"
+	group := "root:x:0:\nnonroot:x:65532:\n"
+	files := []file{
+		{name: "etc/", mode: 0o755},
+		{name: "etc/passwd", mode: 0o644, data: []byte(passwd)},
+		{name: "etc/group", mode: 0o644, data: []byte(group)},
+		{name: "home/", mode: 0o755},
+		{name: "home/nonroot/", mode: 0o700},
+		{name: "tmp/", mode: 0o1777},
+		{name: "manager", mode: 0o755, data: binary},
+	}
+	return image([][]file{files}, v1.Config{
+		Entrypoint: []string{"/manager"},
+		User:       "65532:65532",
+		WorkingDir: "/",
+		Env:        []string{"PATH=/usr/local/bin:/usr/bin:/bin"},
+		Labels:     labels,
+	})
+}
+
+// bundleImage packs an OLM bundle like bundle.Dockerfile does: FROM scratch, its LABELs, and
+// bundle/{manifests,metadata,tests/scorecard} copied to /manifests, /metadata, /tests/scorecard.
+func bundleImage(bundleDir, dockerfile string) (v1.Image, error) {
+	labels, copies, err := parseBundleDockerfile(dockerfile)
+	if err != nil {
+		return nil, err
+	}
+	var files []file
+	for _, c := range copies {
+		// COPY paths in bundle.Dockerfile are relative to the project root; bundleDir replaces "bundle".
+		src := filepath.Join(bundleDir, strings.TrimPrefix(filepath.Clean(c[0]), "bundle"))
+		dirFiles, err := readTree(src, strings.Trim(c[1], "/"))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, dirFiles...)
+	}
+	return image([][]file{files}, v1.Config{Labels: labels})
+}
+
+// parseBundleDockerfile reads the LABEL and COPY lines of a generated bundle.Dockerfile.
+func parseBundleDockerfile(path string) (map[string]string, [][2]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	labels := map[string]string{}
+	var copies [][2]string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		switch {
+		case len(fields) == 2 && fields[0] == "LABEL":
+			k, v, ok := strings.Cut(fields[1], "=")
+			if !ok {
+				return nil, nil, fmt.Errorf("%s: cannot read %q", path, sc.Text())
+			}
+			labels[k] = v
+		case len(fields) == 3 && fields[0] == "COPY":
+			copies = append(copies, [2]string{fields[1], fields[2]})
+		case len(fields) > 0 && fields[0] != "FROM" && !strings.HasPrefix(fields[0], "#"):
+			return nil, nil, fmt.Errorf("%s: unsupported instruction %q", path, sc.Text())
+		}
+	}
+	if len(copies) == 0 {
+		return nil, nil, fmt.Errorf("%s has no COPY instruction", path)
+	}
+	return labels, copies, sc.Err()
+}
+
+// readTree lists dir's files as layer entries under prefix, in a stable order.
+func readTree(dir, prefix string) ([]file, error) {
+	var files []file
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		name := filepath.ToSlash(filepath.Join(prefix, rel))
+		if d.IsDir() {
+			files = append(files, file{name: name + "/", mode: 0o755})
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files = append(files, file{name: name, mode: 0o644, data: data})
+		return nil
+	})
+	return files, err
+}
+
+// image assembles a linux/amd64 image from layers, with timestamps pinned to epoch.
+func image(layers [][]file, cfg v1.Config) (v1.Image, error) {
+	img := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
+	for _, files := range layers {
+		data, err := layerTar(files)
+		if err != nil {
+			return nil, err
+		}
+		layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
+			return io.NopCloser(bytes.NewReader(data)), nil
+		}, tarball.WithMediaType(types.OCILayer))
+		if err != nil {
+			return nil, err
+		}
+		if img, err = mutate.Append(img, mutate.Addendum{Layer: layer, History: v1.History{
+			Created: v1.Time{Time: epoch}, CreatedBy: "webapp-operator hack/mkimage"}}); err != nil {
+			return nil, err
+		}
+	}
+	cf, err := img.ConfigFile()
+	if err != nil {
+		return nil, err
+	}
+	cf = cf.DeepCopy()
+	cf.Architecture, cf.OS = "amd64", "linux"
+	cf.Created = v1.Time{Time: epoch}
+	cf.Config = cfg
+	return mutate.ConfigFile(img, cf)
+}
+
+// layerTar writes files as an uncompressed tar, sorted by name, owned by root, dated epoch.
+func layerTar(files []file) ([]byte, error) {
+	sort.Slice(files, func(i, j int) bool { return files[i].name < files[j].name })
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, f := range files {
+		h := &tar.Header{Name: f.name, Mode: f.mode, ModTime: epoch, Format: tar.FormatPAX, Typeflag: tar.TypeReg,
+			Size: int64(len(f.data))}
+		if strings.HasSuffix(f.name, "/") {
+			h.Typeflag, h.Size = tar.TypeDir, 0
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write(f.data); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"archive/tar"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+)
+
+func digest(t *testing.T, img v1.Image) v1.Hash {
+	t.Helper()
+	d, err := img.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// entries lists the paths in img's only layer.
+func entries(t *testing.T, img v1.Image) map[string]*tar.Header {
+	t.Helper()
+	layers, err := img.Layers()
+	if err != nil || len(layers) != 1 {
+		t.Fatalf("want one layer, got %d (%v)", len(layers), err)
+	}
+	rc, err := layers[0].Uncompressed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	out := map[string]*tar.Header{}
+	tr := tar.NewReader(rc)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[h.Name] = h
+	}
+}
+
+func TestManagerImage(t *testing.T) {
+	a, err := managerImage([]byte("binary"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := managerImage([]byte("binary"), nil)
+	c, _ := managerImage([]byte("other binary"), nil)
+	if digest(t, a) != digest(t, b) {
+		t.Error("the same binary gave two digests")
+	}
+	if digest(t, a) == digest(t, c) {
+		t.Error("different binaries gave one digest")
+	}
+	cf, err := a.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cf.Config.User != "65532:65532" || cf.Config.Entrypoint[0] != "/manager" || cf.OS != "linux" {
+		t.Errorf("config: %+v", cf.Config)
+	}
+	files := entries(t, a)
+	if h := files["manager"]; h == nil || h.Mode != 0o755 || h.Uid != 0 || !h.ModTime.Equal(epoch) {
+		t.Errorf("manager entry: %+v", h)
+	}
+	if files["etc/passwd"] == nil || files["tmp/"] == nil {
+		t.Error("passwd or tmp missing")
+	}
+	if mt, _ := a.MediaType(); mt != types.OCIManifestSchema1 {
+		t.Errorf("media type %s, want OCI", mt)
+	}
+}
+
+func TestBundleImageFollowsBundleDockerfile(t *testing.T) {
+	img, err := bundleImage("../../bundle", "../../bundle.Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := bundleImage("../../bundle", "../../bundle.Dockerfile")
+	if digest(t, img) != digest(t, again) {
+		t.Error("bundle image is not reproducible")
+	}
+	labels, _, err := parseBundleDockerfile("../../bundle.Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf, _ := img.ConfigFile()
+	if len(labels) < 5 {
+		t.Fatalf("only %d labels read from bundle.Dockerfile", len(labels))
+	}
+	for k, v := range labels {
+		if cf.Config.Labels[k] != v {
+			t.Errorf("label %s = %q, want %q", k, cf.Config.Labels[k], v)
+		}
+	}
+	if cf.Config.Labels["operators.operatorframework.io.bundle.package.v1"] != "webapp-operator" {
+		t.Error("package label missing")
+	}
+	files := entries(t, img)
+	for _, want := range []string{
+		"manifests/webapp-operator.clusterserviceversion.yaml",
+		"manifests/apps.webapp-operator.io_webapps.yaml",
+		"metadata/annotations.yaml",
+		"tests/scorecard/config.yaml",
+	} {
+		if files[want] == nil {
+			t.Errorf("%s missing from the bundle image", want)
+		}
+	}
+	for name := range files {
+		if strings.HasPrefix(name, "bundle/") {
+			t.Errorf("%s: bundle files must sit at the image root", name)
+		}
+	}
+}
+
+func TestOCIArchiveIsNamedAndReproducible(t *testing.T) {
+	img, err := managerImage([]byte("binary"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.tar"), filepath.Join(dir, "b.tar")
+	for _, out := range []string{a, b} {
+		if err := write(img, "example.com/x/manager:v1", out, "oci"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	da, _ := os.ReadFile(a)
+	db, _ := os.ReadFile(b)
+	if string(da) != string(db) {
+		t.Error("two writes of one image differ")
+	}
+	// Unpack and read it back as an OCI layout.
+	layoutDir := filepath.Join(dir, "layout")
+	untar(t, a, layoutDir)
+	p, err := layout.FromPath(layoutDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := p.ImageIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := idx.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Manifests) != 1 || m.Manifests[0].Annotations["io.containerd.image.name"] != "example.com/x/manager:v1" {
+		t.Fatalf("index: %+v", m.Manifests)
+	}
+	if m.Manifests[0].Digest != digest(t, img) {
+		t.Error("the archive holds another image")
+	}
+}
+
+func untar(t *testing.T, archive, dst string) {
+	t.Helper()
+	f, err := os.Open(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr := tar.NewReader(f)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dst, h.Name)
+		if h.Typeflag == tar.TypeDir {
+			if err := os.MkdirAll(path, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
