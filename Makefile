@@ -67,8 +67,9 @@ envtest-assets: setup-envtest ## Build the envtest control plane from source (ca
 	@$(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(ENVTEST_DIR) -i -p path
 
 .PHONY: test
-test: manifests generate fmt vet envtest-assets ## Run unit and integration (envtest) tests.
-	KUBEBUILDER_ASSETS="$$($(MAKE) -s envtest-assets)" go test $$(go list ./... | grep -v /test/e2e) -coverprofile cover.out
+test: manifests generate fmt vet envtest-assets scorecard-test ## Run unit, bundle and integration (envtest) tests.
+	KUBEBUILDER_ASSETS="$$($(MAKE) -s envtest-assets)" SCORECARD_TEST=$(SCORECARD_TEST) \
+		go test $$(go list ./... | grep -v /test/e2e) -coverprofile cover.out
 
 .PHONY: fuzz
 fuzz: ## Fuzz the renderer for FUZZTIME (default 30s).
@@ -135,6 +136,64 @@ deploy: manifests kustomize ## Deploy the operator to the cluster in ~/.kube/con
 undeploy: kustomize ## Undeploy the operator. Call with ignore-not-found=true to ignore missing resources.
 	$(KUSTOMIZE) build config/default | $(KUBECTL) delete --ignore-not-found=$(ignore-not-found) -f -
 
+##@ Bundle (OLM)
+
+# createdAt of the CSV. operator-sdk stamps the current time on every run; pinning it keeps
+# `make bundle` deterministic (running it twice, or in CI, changes nothing). Bump it on release.
+CREATED_AT ?= 2026-11-29T00:00:00Z
+BUNDLE_DIR ?= bundle
+CSV_FILE := $(BUNDLE_DIR)/manifests/webapp-operator.clusterserviceversion.yaml
+# Upgrade graph (docs/olm.md): REPLACES is the version this one replaces on the stable channel, and
+# every version since SKIP_RANGE_FROM may upgrade straight to this one (olm.skipRange).
+REPLACES ?=
+SKIP_RANGE_FROM ?=
+UPGRADE_EDITS :=
+REPLACES_LINE := $(if $(REPLACES),\n  replaces: webapp-operator.v$(REPLACES))
+ifneq ($(SKIP_RANGE_FROM),)
+UPGRADE_EDITS += -e "0,/^  annotations:/s|^  annotations:|  annotations:\n    olm.skipRange: '>=$(SKIP_RANGE_FROM) <$(VERSION)'|"
+endif
+
+.PHONY: bundle
+bundle: manifests kustomize operator-sdk ## Generate bundle/ (manifests, metadata, scorecard config) and bundle.Dockerfile, then validate.
+	$(OPERATOR_SDK) generate kustomize manifests -q --interactive=false
+	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
+	$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle $(BUNDLE_GEN_FLAGS)
+	@# operator-sdk drops spec.relatedImages unless it resolves digests (network), so add it back here.
+	sed -i -e 's|^    createdAt: .*|    createdAt: "$(CREATED_AT)"|' -e 's|controller:latest|$(IMG)|g' \
+		-e '/^  relatedImages:/,/^    name: manager/d' \
+		-e 's|^  version: \(.*\)|  relatedImages:\n  - image: $(IMG)\n    name: manager$(REPLACES_LINE)\n  version: \1|' $(UPGRADE_EDITS) $(CSV_FILE)
+	$(MAKE) bundle-validate
+
+.PHONY: bundle-validate
+bundle-validate: operator-sdk ## Validate bundle/ with operator-sdk, including the operatorframework suite (OperatorHub rules).
+	$(OPERATOR_SDK) bundle validate ./$(BUNDLE_DIR)
+	$(OPERATOR_SDK) bundle validate ./$(BUNDLE_DIR) --select-optional suite=operatorframework
+
+.PHONY: verify-bundle
+verify-bundle: bundle ## Fail when the committed bundle differs from what `make bundle` generates.
+	@git diff --exit-code -- bundle bundle.Dockerfile config || { echo "bundle/ is stale: run 'make bundle' and commit"; exit 1; }
+
+.PHONY: scorecard-local
+scorecard-local: scorecard-test ## Run the six built-in scorecard tests on bundle/ without a cluster; prints a table.
+	go run ./hack/scorecard-local -bundle $(BUNDLE_DIR) -scorecard-test $(SCORECARD_TEST)
+
+.PHONY: image-tarball
+image-tarball: ## Build the manager image without a daemon: bin/manager-image.tar (OCI layout; reproducible digest).
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -buildvcs=false -ldflags "-s -w" -o bin/manager-linux-amd64 cmd/main.go
+	go run ./hack/mkimage manager -binary bin/manager-linux-amd64 -tag $(IMG) -out bin/manager-image.tar
+
+.PHONY: bundle-tarball
+bundle-tarball: ## Build the bundle image without a daemon: bin/bundle-image.tar (OCI layout; reproducible digest).
+	go run ./hack/mkimage bundle -dir $(BUNDLE_DIR) -dockerfile bundle.Dockerfile -tag $(BUNDLE_IMG) -out bin/bundle-image.tar
+
+.PHONY: bundle-build
+bundle-build: ## Build the bundle image with a container engine.
+	$(CONTAINER_TOOL) build -f bundle.Dockerfile -t $(BUNDLE_IMG) .
+
+.PHONY: bundle-push
+bundle-push: ## Push the bundle image.
+	$(MAKE) docker-push IMG=$(BUNDLE_IMG)
+
 ##@ Dependencies
 
 LOCALBIN ?= $(shell pwd)/bin
@@ -142,6 +201,8 @@ $(LOCALBIN):
 	mkdir -p $(LOCALBIN)
 
 KUBECTL ?= kubectl
+OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk
+SCORECARD_TEST ?= $(LOCALBIN)/scorecard-test
 KUSTOMIZE ?= $(LOCALBIN)/kustomize
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
 ENVTEST ?= $(LOCALBIN)/setup-envtest
@@ -150,12 +211,14 @@ GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
 # Every tool is pinned in hack/tools/go.mod and rebuilt only when that file changes.
 TOOLS_MOD := hack/tools/go.mod
 
-.PHONY: kustomize controller-gen setup-envtest golangci-lint tools
-tools: kustomize controller-gen setup-envtest golangci-lint ## Build all pinned tools into bin/.
+.PHONY: kustomize controller-gen setup-envtest golangci-lint operator-sdk scorecard-test tools
+tools: kustomize controller-gen setup-envtest golangci-lint operator-sdk scorecard-test ## Build all pinned tools into bin/.
 kustomize: $(KUSTOMIZE)
 controller-gen: $(CONTROLLER_GEN)
 setup-envtest: $(ENVTEST)
 golangci-lint: $(GOLANGCI_LINT)
+operator-sdk: $(OPERATOR_SDK)
+scorecard-test: $(SCORECARD_TEST)
 
 $(KUSTOMIZE): $(TOOLS_MOD) | $(LOCALBIN)
 	$(call build-tool,$@,sigs.k8s.io/kustomize/kustomize/v5)
@@ -165,6 +228,23 @@ $(ENVTEST): $(TOOLS_MOD) | $(LOCALBIN)
 	$(call build-tool,$@,sigs.k8s.io/controller-runtime/tools/setup-envtest)
 $(GOLANGCI_LINT): $(TOOLS_MOD) | $(LOCALBIN)
 	$(call build-tool,$@,github.com/golangci/golangci-lint/v2/cmd/golangci-lint)
+
+# operator-sdk v1.42.2 lives in its own module (its k8s.io dependencies are older than ours). It must be
+# built with CGO off and the openpgp tag (no gpgme), and with the version stamped in, as its release does.
+OPERATOR_SDK_VERSION := v1.42.2
+OPERATOR_SDK_PKG := github.com/operator-framework/operator-sdk
+OPERATOR_SDK_LDFLAGS := -X '$(OPERATOR_SDK_PKG)/internal/version.Version=$(OPERATOR_SDK_VERSION)' \
+	-X '$(OPERATOR_SDK_PKG)/internal/version.GitVersion=$(OPERATOR_SDK_VERSION)' \
+	-X '$(OPERATOR_SDK_PKG)/internal/version.GitCommit=6001c29067051e1a04e829ea033988b904d1845e' \
+	-X '$(OPERATOR_SDK_PKG)/internal/version.KubernetesVersion=v1.33.1' \
+	-X '$(OPERATOR_SDK_PKG)/internal/version.ImageVersion=$(OPERATOR_SDK_VERSION)'
+$(OPERATOR_SDK): hack/tools/operator-sdk/go.mod | $(LOCALBIN)
+	@echo "building operator-sdk $(OPERATOR_SDK_VERSION) from hack/tools/operator-sdk (cold: ~10 min)"
+	cd hack/tools/operator-sdk && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -tags=containers_image_openpgp \
+		-ldflags "$(OPERATOR_SDK_LDFLAGS)" -o $@ $(OPERATOR_SDK_PKG)/cmd/operator-sdk
+$(SCORECARD_TEST): hack/tools/operator-sdk/go.mod | $(LOCALBIN)
+	cd hack/tools/operator-sdk && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -tags=containers_image_openpgp \
+		-ldflags "$(OPERATOR_SDK_LDFLAGS)" -o $@ $(OPERATOR_SDK_PKG)/images/scorecard-test
 
 # build-tool builds package $(2) from the pinned tools module into $(1).
 define build-tool

@@ -1,0 +1,315 @@
+// Package bundle_test validates the committed OLM bundle the way OperatorHub's pipeline does
+// (`operator-sdk bundle validate --select-optional suite=operatorframework`), without a cluster, and
+// proves the validation has teeth by feeding it deliberately broken copies.
+package bundle_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	apimanifests "github.com/operator-framework/api/pkg/manifests"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	apivalidation "github.com/operator-framework/api/pkg/validation"
+	interfaces "github.com/operator-framework/api/pkg/validation/interfaces"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/yaml"
+)
+
+const bundleDir = "../../bundle"
+
+// knownWarnings are validator warnings that cannot be fixed, with the reason.
+var knownWarnings = map[string]string{
+	// The deprecated-API check flags every RBAC rule on events.k8s.io/events, whatever the
+	// version; the operator uses events.k8s.io/v1, GA since Kubernetes 1.19 and not deprecated.
+	"Migrate the API(s) for events": "false positive: events.k8s.io/v1 is not deprecated",
+}
+
+// validate runs the operatorframework suite on dir and returns its errors and unexplained warnings.
+func validate(t *testing.T, dir string) (errs, warns []string) {
+	t.Helper()
+	b, err := apimanifests.GetBundleFromDir(filepath.Join(dir, "manifests"))
+	if err != nil {
+		return []string{"loading bundle: " + err.Error()}, nil
+	}
+	objs := append(b.ObjectsToValidate(), map[string]string{"k8s-version": "1.37"})
+	validators := append(interfaces.Validators{}, apivalidation.DefaultBundleValidators...)
+	validators = append(validators,
+		apivalidation.OperatorHubV2Validator,
+		apivalidation.StandardCapabilitiesValidator,
+		apivalidation.StandardCategoriesValidator,
+		apivalidation.AlphaDeprecatedAPIsValidator,
+		apivalidation.GoodPracticesValidator,
+	)
+	for _, r := range validators.Validate(objs...) {
+		for _, e := range r.Errors {
+			errs = append(errs, r.Name+": "+e.Error())
+		}
+	nextWarning:
+		for _, w := range r.Warnings {
+			for known := range knownWarnings {
+				if strings.Contains(w.Error(), known) {
+					continue nextWarning
+				}
+			}
+			warns = append(warns, r.Name+": "+w.Error())
+		}
+	}
+	return errs, warns
+}
+
+func TestBundleIsValid(t *testing.T) {
+	errs, warns := validate(t, bundleDir)
+	for _, e := range errs {
+		t.Error(e)
+	}
+	for _, w := range warns {
+		t.Errorf("warning: %s", w)
+	}
+}
+
+func loadCSV(t *testing.T) *operatorsv1alpha1.ClusterServiceVersion {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(bundleDir, "manifests", "webapp-operator.clusterserviceversion.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	csv := &operatorsv1alpha1.ClusterServiceVersion{}
+	if err := yaml.Unmarshal(data, csv); err != nil {
+		t.Fatal(err)
+	}
+	return csv
+}
+
+func TestCSVSupportsEveryInstallMode(t *testing.T) {
+	for _, m := range loadCSV(t).Spec.InstallModes {
+		if !m.Supported {
+			t.Errorf("install mode %s not supported; the operator handles it through WATCH_NAMESPACE", m.Type)
+		}
+	}
+}
+
+// TestCSVPermissionsAreLeastPrivilege checks that the operator gets exactly what its RBAC markers
+// (config/rbac/role.yaml) and leader election need, namespaced, and nothing cluster-wide but
+// the TokenReview/SubjectAccessReview rights of authenticated metrics.
+func TestCSVPermissionsAreLeastPrivilege(t *testing.T) {
+	install := loadCSV(t).Spec.InstallStrategy.StrategySpec
+	want := append(readRules(t, "../../config/rbac/role.yaml"), readRules(t, "../../config/rbac/leader_election_role.yaml")...)
+	if len(install.Permissions) != 1 {
+		t.Fatalf("want one namespaced permission set, got %d", len(install.Permissions))
+	}
+	if got := install.Permissions[0].Rules; !sameRules(got, want) {
+		t.Errorf("namespaced rules differ from the markers'.\n got: %v\nwant: %v", got, want)
+	}
+	if len(install.ClusterPermissions) != 1 {
+		t.Fatalf("want one cluster permission set, got %d", len(install.ClusterPermissions))
+	}
+	for _, r := range install.ClusterPermissions[0].Rules {
+		if !reflect.DeepEqual(r.Verbs, []string{"create"}) ||
+			(r.Resources[0] != "tokenreviews" && r.Resources[0] != "subjectaccessreviews") {
+			t.Errorf("unexpected cluster-wide rule %v", r)
+		}
+	}
+}
+
+func TestCSVDeploymentIsRestricted(t *testing.T) {
+	deps := loadCSV(t).Spec.InstallStrategy.StrategySpec.DeploymentSpecs
+	if len(deps) != 1 {
+		t.Fatalf("want one operator Deployment, got %d", len(deps))
+	}
+	pod := deps[0].Spec.Template.Spec
+	if psc := pod.SecurityContext; psc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot ||
+		psc.SeccompProfile == nil || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("pod security context is not restricted: %+v", psc)
+	}
+	for _, c := range pod.Containers {
+		sc := c.SecurityContext
+		if sc == nil || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
+			sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem ||
+			sc.Capabilities == nil || !reflect.DeepEqual(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) {
+			t.Errorf("container %s security context is not restricted: %+v", c.Name, sc)
+		}
+		if c.Resources.Requests.Cpu().IsZero() || c.Resources.Requests.Memory().IsZero() ||
+			c.Resources.Limits.Cpu().IsZero() || c.Resources.Limits.Memory().IsZero() {
+			t.Errorf("container %s lacks resource requests or limits: %+v", c.Name, c.Resources)
+		}
+		if !hasEnv(c, "WATCH_NAMESPACE") {
+			t.Errorf("container %s does not read WATCH_NAMESPACE", c.Name)
+		}
+	}
+}
+
+// TestEveryFieldHasADescriptor checks that the OLM console can render every spec and status field:
+// each top-level field, and each field of the operator's own nested types, has a descriptor.
+func TestEveryFieldHasADescriptor(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(bundleDir, "manifests", "apps.webapp-operator.io_webapps.yaml"))
+	must(t, err)
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	must(t, yaml.Unmarshal(data, crd))
+	props := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties
+	wantSpec := fieldPaths(props["spec"], "healthCheck", "service")
+	wantStatus := fieldPaths(props["status"])
+
+	owned := loadCSV(t).Spec.CustomResourceDefinitions.Owned
+	if len(owned) != 1 {
+		t.Fatalf("want one owned CRD, got %d", len(owned))
+	}
+	have := map[string]bool{}
+	for _, d := range owned[0].SpecDescriptors {
+		have["spec."+d.Path] = true
+	}
+	for _, d := range owned[0].StatusDescriptors {
+		have["status."+d.Path] = true
+	}
+	for _, p := range wantSpec {
+		if !have["spec."+p] {
+			t.Errorf("spec field %s has no specDescriptor", p)
+		}
+	}
+	for _, p := range wantStatus {
+		if !have["status."+p] {
+			t.Errorf("status field %s has no statusDescriptor", p)
+		}
+	}
+	if len(wantSpec) < 10 || len(wantStatus) < 8 {
+		t.Fatalf("suspiciously few fields found (%d spec, %d status): is the schema read right?", len(wantSpec), len(wantStatus))
+	}
+}
+
+// fieldPaths lists the properties of schema, descending into the named ones.
+func fieldPaths(schema apiextensionsv1.JSONSchemaProps, descend ...string) []string {
+	var out []string
+	for name, p := range schema.Properties {
+		out = append(out, name)
+		if slices.Contains(descend, name) {
+			for child := range p.Properties {
+				out = append(out, name+"."+child)
+			}
+		}
+	}
+	return out
+}
+
+// TestBrokenBundlesAreRejected proves the validation fails when the bundle is broken.
+func TestBrokenBundlesAreRejected(t *testing.T) {
+	csvFile := filepath.Join("manifests", "webapp-operator.clusterserviceversion.yaml")
+	tests := []struct {
+		name    string
+		breakIt func(t *testing.T, dir string)
+	}{
+		{"CRD missing from the bundle", func(t *testing.T, dir string) {
+			must(t, os.Remove(filepath.Join(dir, "manifests", "apps.webapp-operator.io_webapps.yaml")))
+		}},
+		{"unknown capability level", func(t *testing.T, dir string) {
+			edit(t, filepath.Join(dir, csvFile), "capabilities: Basic Install", "capabilities: Fully Magic")
+		}},
+		{"unknown category", func(t *testing.T, dir string) {
+			edit(t, filepath.Join(dir, csvFile), "categories: Application Runtime,Developer Tools", "categories: Toys")
+		}},
+		{"no install mode supported", func(t *testing.T, dir string) {
+			edit(t, filepath.Join(dir, csvFile), "supported: true", "supported: false")
+		}},
+		{"icon without media type", func(t *testing.T, dir string) {
+			edit(t, filepath.Join(dir, csvFile), "mediatype: image/svg+xml", "mediatype: \"\"")
+		}},
+		{"owned CRD version that the CRD does not serve", func(t *testing.T, dir string) {
+			edit(t, filepath.Join(dir, csvFile), "    version: v1alpha1", "    version: v9")
+		}},
+		{"example that is not valid YAML/JSON", func(t *testing.T, dir string) {
+			edit(t, filepath.Join(dir, csvFile), "alm-examples: |-\n      [", "alm-examples: |-\n      [}")
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			copyDir(t, bundleDir, dir)
+			tt.breakIt(t, dir)
+			if errs, _ := validate(t, dir); len(errs) == 0 {
+				t.Fatal("the broken bundle passed validation")
+			} else {
+				t.Logf("rejected as expected: %s", errs[0])
+			}
+		})
+	}
+}
+
+func readRules(t *testing.T, path string) []rbacv1.PolicyRule {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var role rbacv1.ClusterRole
+	if err := yaml.Unmarshal(data, &role); err != nil {
+		t.Fatal(err)
+	}
+	return role.Rules
+}
+
+// sameRules compares rule sets regardless of order.
+func sameRules(a, b []rbacv1.PolicyRule) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	used := make([]bool, len(b))
+next:
+	for _, x := range a {
+		for j, y := range b {
+			if !used[j] && reflect.DeepEqual(x, y) {
+				used[j] = true
+				continue next
+			}
+		}
+		return false
+	}
+	return true
+}
+
+func hasEnv(c corev1.Container, name string) bool {
+	for _, e := range c.Env {
+		if e.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func edit(t *testing.T, path, old, replacement string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	must(t, err)
+	if !strings.Contains(string(data), old) {
+		t.Fatalf("%s does not contain %q: the test no longer breaks anything", path, old)
+	}
+	must(t, os.WriteFile(path, []byte(strings.ReplaceAll(string(data), old, replacement)), 0o644))
+}
+
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	must(t, filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	}))
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
