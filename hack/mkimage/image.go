@@ -79,7 +79,7 @@ func parseBundleDockerfile(path string) (map[string]string, [][2]string, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	labels := map[string]string{}
 	var copies [][2]string
 	sc := bufio.NewScanner(f)

@@ -43,7 +43,8 @@ func main() {
 	case "manager":
 		var data []byte
 		if data, err = os.ReadFile(*binary); err == nil {
-			img, err = managerImage(data, map[string]string{"org.opencontainers.image.source": "https://github.com/webapp-operator/webapp-operator"})
+			img, err = managerImage(data, map[string]string{
+				"org.opencontainers.image.source": "https://github.com/webapp-operator/webapp-operator"})
 		}
 	case "bundle":
 		img, err = bundleImage(*dir, *dockerfile)

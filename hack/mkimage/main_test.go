@@ -33,7 +33,7 @@ func entries(t *testing.T, img v1.Image) map[string]*tar.Header {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }()
 	out := map[string]*tar.Header{}
 	tr := tar.NewReader(rc)
 	for {
@@ -169,7 +169,7 @@ func untar(t *testing.T, archive, dst string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	tr := tar.NewReader(f)
 	for {
 		h, err := tr.Next()

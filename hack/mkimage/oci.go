@@ -18,7 +18,7 @@ func writeOCIArchive(img v1.Image, tag name.Tag, out string) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	p, err := layout.Write(dir, empty.Index)
 	if err != nil {
 		return err

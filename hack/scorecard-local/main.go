@@ -50,13 +50,13 @@ func run(bundleDir, binary, only string, out io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer os.RemoveAll(root)
+	defer func() { _ = os.RemoveAll(root) }()
 	if err := prepareRoot(root, bundleDir, binary); err != nil {
 		return 0, err
 	}
 
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "TEST\tSTATE\tDETAILS")
+	_, _ = fmt.Fprintln(w, "TEST\tSTATE\tDETAILS")
 	failed, ran := 0, 0
 	for _, t := range tests {
 		if len(t.Entrypoint) < 2 || (only != "" && t.Labels["test"] != only) {
@@ -71,7 +71,7 @@ func run(bundleDir, binary, only string, out io.Writer) (int, error) {
 			if r.State != scapiv1alpha3.PassState {
 				failed++
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\n", r.Name, r.State, details(r))
+			_, _ = fmt.Fprintf(w, "%s\t%s\t%s\n", r.Name, r.State, details(r))
 		}
 	}
 	if err := w.Flush(); err != nil {
@@ -80,8 +80,8 @@ func run(bundleDir, binary, only string, out io.Writer) (int, error) {
 	if ran == 0 {
 		return 0, fmt.Errorf("no test selected in %s", bundleDir)
 	}
-	fmt.Fprintf(out, "\n%d passed, %d failed\n", ran-failed, failed)
-	return failed, nil
+	_, err = fmt.Fprintf(out, "\nscorecard: %d passed, %d failed\n", ran-failed, failed)
+	return failed, err
 }
 
 func readTests(path string) ([]scapiv1alpha3.TestConfiguration, error) {

@@ -27,7 +27,7 @@ func TestCommittedBundlePassesAllSixTests(t *testing.T) {
 	if failed != 0 {
 		t.Fatalf("%d scorecard tests failed", failed)
 	}
-	if !strings.Contains(out.String(), "6 passed, 0 failed") {
+	if !strings.Contains(out.String(), "scorecard: 6 passed, 0 failed") {
 		t.Fatalf("expected the six built-in tests to run, got:\n%s", out.String())
 	}
 }

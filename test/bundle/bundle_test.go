@@ -99,7 +99,8 @@ func TestCSVSupportsEveryInstallMode(t *testing.T) {
 // the TokenReview/SubjectAccessReview rights of authenticated metrics.
 func TestCSVPermissionsAreLeastPrivilege(t *testing.T) {
 	install := loadCSV(t).Spec.InstallStrategy.StrategySpec
-	want := append(readRules(t, "../../config/rbac/role.yaml"), readRules(t, "../../config/rbac/leader_election_role.yaml")...)
+	want := append(readRules(t, "../../config/rbac/role.yaml"),
+		readRules(t, "../../config/rbac/leader_election_role.yaml")...)
 	if len(install.Permissions) != 1 {
 		t.Fatalf("want one namespaced permission set, got %d", len(install.Permissions))
 	}
@@ -177,7 +178,8 @@ func TestEveryFieldHasADescriptor(t *testing.T) {
 		}
 	}
 	if len(wantSpec) < 10 || len(wantStatus) < 8 {
-		t.Fatalf("suspiciously few fields found (%d spec, %d status): is the schema read right?", len(wantSpec), len(wantStatus))
+		t.Fatalf("suspiciously few fields found (%d spec, %d status): is the schema read right?",
+			len(wantSpec), len(wantStatus))
 	}
 }
 
