@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -111,6 +112,17 @@ func (c *requestCounter) Writes() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]string(nil), c.writes...)
+}
+
+// WritesTo returns the writes whose URL path contains fragment.
+func (c *requestCounter) WritesTo(fragment string) []string {
+	var out []string
+	for _, w := range c.Writes() {
+		if strings.Contains(w, fragment) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)
