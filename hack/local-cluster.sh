@@ -52,7 +52,10 @@ die() { log "ERROR: $*"; exit 1; }
 innet() { nsenter --net="$NSPATH" "$@"; }
 kctl() { kubectl --kubeconfig "$KUBECONFIG_HOST" "$@"; }
 ctr_() { ctr --address "$SOCK" -n k8s.io "$@"; }
-running() { [ -f "$RUN/$1.pid" ] && kill -0 "$(cat "$RUN/$1.pid")" 2>/dev/null; }
+# alive PID: the process exists and is not a zombie. Our daemons outlive the shell that started them,
+# so their parent is PID 1, which may take seconds to reap them; kill -0 succeeds on a zombie.
+alive() { [ -r "/proc/$1/stat" ] && ! awk '{exit ($3 == "Z") ? 0 : 1}' "/proc/$1/stat" 2>/dev/null; }
+running() { [ -f "$RUN/$1.pid" ] && alive "$(cat "$RUN/$1.pid")"; }
 
 # start NAME [innet] CMD...: a background process in a session of its own, its PID in run/NAME.pid
 start() {
@@ -63,19 +66,30 @@ start() {
   setsid "$@" >>"$LOGS/$n.log" 2>&1 </dev/null &
   echo $! >"$RUN/$n.pid"
 }
-# stop NAME: SIGTERM to the process and its session, SIGKILL after 10 s
+# stop NAME...: SIGTERM to each process and its session, SIGKILL after 10 s
 stop() {
-  local n=$1 f=$RUN/$1.pid pid
-  [ -f "$f" ] || return 0
-  pid=$(cat "$f")
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-    if kill -0 "$pid" 2>/dev/null; then log "$n did not stop in 10 s: SIGKILL"; kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true; fi
-  fi
-  # what is left of its session (socat's per-connection children, for instance)
-  kill -KILL -- "-$pid" 2>/dev/null || true
-  rm -f "$f"
+  local n f pid pids=()
+  for n in "$@"; do
+    f=$RUN/$n.pid
+    [ -f "$f" ] || continue
+    pid=$(cat "$f")
+    if alive "$pid"; then kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true; pids+=("$n:$pid"); fi
+  done
+  for _ in $(seq 1 50); do
+    local left=0
+    for n in "${pids[@]}"; do alive "${n#*:}" && left=1; done
+    [ "$left" = 0 ] && break
+    sleep 0.2
+  done
+  for n in "$@"; do
+    f=$RUN/$n.pid
+    [ -f "$f" ] || continue
+    pid=$(cat "$f")
+    if alive "$pid"; then log "$n did not stop in 10 s: SIGKILL"; kill -KILL "$pid" 2>/dev/null || true; fi
+    # what is left of its session (socat's per-connection children, for instance)
+    kill -KILL -- "-$pid" 2>/dev/null || true
+    rm -f "$f"
+  done
 }
 wait_for() { # DESC TIMEOUT_S CMD...
   local d=$1 to=$2; shift 2
@@ -350,19 +364,21 @@ load_images() {
 }
 
 down() {
-  # 1. let the kubelet tear pods down through CRI (CNI DEL, netns removal, unmounts)
+  # 1. let the kubelet tear pods down through CRI (CNI DEL, netns removal, unmounts). The controller
+  #    manager and scheduler stop first so that nothing recreates or places the deleted pods.
+  local n
   if running kubelet && running kube-apiserver && kctl get --raw /readyz >/dev/null 2>&1; then
-    log "deleting workloads so the kubelet tears the pods down (up to 30 s)"
-    kctl delete webapps.apps.webapp-operator.io --all -A --wait=false >/dev/null 2>&1 || true
-    kctl delete deploy,rs,ds,sts,job,cronjob --all -A --wait=false >/dev/null 2>&1 || true
+    log "stopping the pods through the kubelet (about 5 s)"
+    stop kube-controller-manager kube-scheduler
     kctl delete pod --all -A --grace-period=1 --wait=false >/dev/null 2>&1 || true
     for _ in $(seq 1 60); do
       [ "$(ctr_ tasks ls -q 2>/dev/null | wc -l)" = 0 ] && break
       sleep 0.5
     done
   fi
-  local n
-  for n in coredns kube-controller-manager kube-scheduler kube-proxy kubelet kube-apiserver etcd socat; do stop "$n"; done
+  stop coredns kube-controller-manager kube-scheduler kube-proxy kubelet
+  stop kube-apiserver
+  stop etcd socat
   # 2. whatever is left in OUR containerd: remember pod network namespaces, kill, remove
   local netns="" c t
   if running containerd; then
