@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# hack/local-cluster.sh up|down|status|env|load-image TARBALL...
+# hack/local-cluster.sh prepare|up|down|status|env|load-image TARBALL...
 #
 # A real single-node Kubernetes cluster on this machine, where pods really run: etcd, kube-apiserver,
 # kube-controller-manager, kube-scheduler, kubelet, kube-proxy (iptables), containerd + runc, bridge CNI
@@ -16,6 +16,7 @@
 # https://127.0.0.1:$LOCAL_CLUSTER_API_PORT (default 16443) through a socat forwarder; anything else
 # (pod IPs, ClusterIPs) is reachable with `nsenter --net=/run/netns/webapp-lc ...`.
 #
+# `prepare` only installs the packages and builds the binaries (what `up` does first).
 # All state is under .cache/local-cluster in the repository. `down` stops what `up` started (by PID),
 # removes mounts, interfaces, the namespace, cgroups and the host paths containerd/kubelet hard-code, and
 # restores the host sysctls the kubelet changes. `up` twice and `down` with nothing up are safe.
@@ -440,6 +441,7 @@ status() {
 }
 
 case "${1:-}" in
+  prepare) ensure_packages; ensure_binaries; log "prepared: Debian packages and binaries are in place" ;;
   up) up ;;
   down) down ;;
   status) status ;;
@@ -454,5 +456,5 @@ case "${1:-}" in
     running containerd || die "the cluster is not up"
     load_images "$@"
     ;;
-  *) echo "usage: $0 up|down|status|env|load-image TARBALL..." >&2; exit 2 ;;
+  *) echo "usage: $0 prepare|up|down|status|env|load-image TARBALL..." >&2; exit 2 ;;
 esac
