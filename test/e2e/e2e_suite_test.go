@@ -8,7 +8,8 @@
 //
 // Environment: KUBECONFIG (the local cluster's), KUBECTL (used to dump logs and events on failure),
 // DEMO_IMG (localhost/demoapp; tags v1 and v2 must be loaded), LOCAL_CLUSTER_NETNS (webapp-lc: the
-// node's network namespace, from which Services are called).
+// node's network namespace, from which Services are called), E2E_TIMEOUT (how long to wait for each
+// expectation, 2m).
 package e2e
 
 import (
@@ -54,7 +55,11 @@ func envOr(key, def string) string {
 
 func TestE2E(t *testing.T) {
 	RegisterFailHandler(Fail)
-	SetDefaultEventuallyTimeout(2 * time.Minute)
+	timeout := 2 * time.Minute
+	if d, err := time.ParseDuration(os.Getenv("E2E_TIMEOUT")); err == nil {
+		timeout = d // e.g. E2E_TIMEOUT=20s to see a failure and its diagnostics quickly
+	}
+	SetDefaultEventuallyTimeout(timeout)
 	SetDefaultEventuallyPollingInterval(500 * time.Millisecond)
 	RunSpecs(t, "e2e suite (local cluster)")
 }
