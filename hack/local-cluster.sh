@@ -426,7 +426,8 @@ down() {
   rmdir /var/lib/kubelet/device-plugins /var/lib/kubelet/plugins_registry /var/lib/kubelet/plugins /var/lib/kubelet \
     /var/lib/cni/results /var/lib/cni /var/log/containers 2>/dev/null || true
   rmdir /run/containerd/s /run/containerd/fifo /run/containerd/runc/k8s.io /run/containerd/runc /run/containerd 2>/dev/null || true
-  if [ "${WIPE:-0}" = 1 ]; then rm -rf "$VAR" "$RUN" "$PKI" "$ETC" "$LOGS"; fi
+  # WIPE=1: forget the cluster too (etcd data, PKI, logs); built images in images/ are kept as a cache
+  if [ "${WIPE:-0}" = 1 ]; then rm -rf "$VAR" "$RUN" "$PKI" "$ETC" "$LOGS" "$KUBECONFIG_HOST"; fi
   log "down"
 }
 
