@@ -37,9 +37,9 @@ func main() {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Served-By", host)
-		fmt.Fprintf(w, "hello from %s\n", version)
+		_, _ = fmt.Fprintf(w, "hello from %s\n", version)
 	})
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { _, _ = fmt.Fprintln(w, "ok") })
 	// /lookup?host=NAME resolves NAME from inside the pod: it shows that cluster DNS works.
 	mux.HandleFunc("/lookup", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
@@ -49,7 +49,7 @@ func main() {
 			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
 		}
-		fmt.Fprintln(w, strings.Join(addrs, " "))
+		_, _ = fmt.Fprintln(w, strings.Join(addrs, " "))
 	})
 	srv := &http.Server{Addr: *addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 

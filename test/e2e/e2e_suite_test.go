@@ -96,7 +96,7 @@ var _ = ReportAfterEach(func(report SpecReport) {
 	}
 	dump := func(args ...string) {
 		out, err := exec.Command(kubectl, args...).CombinedOutput()
-		fmt.Fprintf(GinkgoWriter, "\n----- kubectl %v (err: %v)\n%s", args, err, out)
+		_, _ = fmt.Fprintf(GinkgoWriter, "\n----- kubectl %v (err: %v)\n%s", args, err, out)
 	}
 	dump("-n", operatorNamespace, "logs", "-l", "control-plane=controller-manager", "--tail=200", "--prefix")
 	dump("-n", operatorNamespace, "logs", "-l", "control-plane=controller-manager", "--tail=50", "--previous", "--prefix")

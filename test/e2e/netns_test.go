@@ -31,7 +31,7 @@ func dialInNetns(ctx context.Context, network, addr string) (net.Conn, error) {
 			ch <- result{err: fmt.Errorf("open %s: %w", netnsPath, err)}
 			return
 		}
-		defer unix.Close(fd)
+		defer func() { _ = unix.Close(fd) }()
 		if err := unix.Setns(fd, unix.CLONE_NEWNET); err != nil {
 			ch <- result{err: fmt.Errorf("setns %s: %w", netnsPath, err)}
 			return
@@ -57,7 +57,7 @@ func get(url string) (int, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	body, err := io.ReadAll(resp.Body)
 	return resp.StatusCode, strings.TrimSpace(string(body)), err
 }
