@@ -156,6 +156,7 @@ cluster-down: ## Stop the local cluster and undo every host change it made.
 
 .PHONY: demo-images
 demo-images: ## Build the demo app images bin/demoapp-<tag>.tar ($(DEMO_IMG):<tag> for each of DEMO_TAGS) without a daemon.
+	@echo "building the demo app images $(DEMO_TAGS) (about 10 s)"
 	@for t in $(DEMO_TAGS); do \
 		CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -buildvcs=false -ldflags "-s -w -X main.version=$$t" -o bin/demoapp-$$t ./test/demoapp && \
 		go run ./hack/mkimage binary -binary bin/demoapp-$$t -name demoapp -tag $(DEMO_IMG):$$t -out bin/demoapp-$$t.tar || exit 1; \
@@ -163,6 +164,7 @@ demo-images: ## Build the demo app images bin/demoapp-<tag>.tar ($(DEMO_IMG):<ta
 
 .PHONY: deploy-local
 deploy-local: image-tarball demo-images ## Build the manager and demo images, load them into the local cluster and `make deploy` the operator.
+	@echo "loading images and deploying the operator (about 30 s)"
 	$(LOCAL_CLUSTER) load-image bin/manager-image.tar $(foreach t,$(DEMO_TAGS),bin/demoapp-$(t).tar)
 	@# the image keeps its tag across rebuilds (IfNotPresent, no registry): restart to pick up a new build
 	@if KUBECONFIG=$(LOCAL_KUBECONFIG) $(LOCAL_KUBECTL) -n webapp-operator-system get deploy webapp-operator-controller-manager >/dev/null 2>&1; then \
@@ -172,7 +174,10 @@ deploy-local: image-tarball demo-images ## Build the manager and demo images, lo
 	KUBECONFIG=$(LOCAL_KUBECONFIG) $(LOCAL_KUBECTL) -n webapp-operator-system rollout status deploy/webapp-operator-controller-manager --timeout=180s
 
 .PHONY: demo
-demo: cluster-up deploy-local ## Quickstart on a real cluster: operator deployed, a WebApp serving the demo app, Ready and answering HTTP.
+demo: ## Quickstart on a real cluster: operator deployed, a WebApp serving the demo app, Ready and answering HTTP.
+	@# in this order, also under make -j
+	$(MAKE) cluster-up
+	$(MAKE) deploy-local
 	hack/local-cluster/demo.sh
 
 .PHONY: test-e2e
