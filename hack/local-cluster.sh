@@ -280,6 +280,10 @@ up() {
   [ "$(id -u)" = 0 ] || die "must run as root (network namespace, mounts, containerd)"
   ensure_packages
   ensure_binaries
+  # one cluster per machine: the kubelet's kubepods cgroups and containerd's /run/containerd are shared
+  if [ -e "$NSPATH" ] && [ ! -f "$RUN/netns-dir.saved" ]; then
+    die "network namespace $NETNS exists but is not this clone's ($STATE): another local cluster runs; take it down first"
+  fi
   if ! running socat && ! api_port_free; then
     die "127.0.0.1:$API_PORT is in use by another program: set LOCAL_CLUSTER_API_PORT"
   fi
