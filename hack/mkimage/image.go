@@ -33,6 +33,16 @@ type file struct {
 // managerImage packs the static manager binary as /manager, run as the non-root user 65532,
 // like the distroless static:nonroot base that the Dockerfile uses.
 func managerImage(binary []byte, labels map[string]string) (v1.Image, error) {
+	return binaryImage(binary, "manager", labels)
+}
+
+// binaryImage packs any static binary as /<name>, its entrypoint, run as the non-root user 65532 with
+// the same minimal /etc/passwd, /home/nonroot and /tmp as the manager image. It is what the local
+// cluster's pause image and the e2e demo app are made of.
+func binaryImage(binary []byte, name string, labels map[string]string) (v1.Image, error) {
+	if name == "" || strings.ContainsAny(name, "/ \t\n") || name == "etc" || name == "home" || name == "tmp" {
+		return nil, fmt.Errorf("invalid binary name %q: want a plain file name", name)
+	}
 	passwd := "root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n"
 	group := "root:x:0:\nnonroot:x:65532:\n"
 	files := []file{
@@ -42,10 +52,10 @@ func managerImage(binary []byte, labels map[string]string) (v1.Image, error) {
 		{name: "home/", mode: 0o755},
 		{name: "home/nonroot/", mode: 0o700},
 		{name: "tmp/", mode: 0o1777},
-		{name: "manager", mode: 0o755, data: binary},
+		{name: name, mode: 0o755, data: binary},
 	}
 	return image([][]file{files}, v1.Config{
-		Entrypoint: []string{"/manager"},
+		Entrypoint: []string{"/" + name},
 		User:       "65532:65532",
 		WorkingDir: "/",
 		Env:        []string{"PATH=/usr/local/bin:/usr/bin:/bin"},

@@ -80,6 +80,38 @@ func TestManagerImage(t *testing.T) {
 	}
 }
 
+func TestBinaryImage(t *testing.T) {
+	img, err := binaryImage([]byte("demo"), "demoapp", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := binaryImage([]byte("demo"), "demoapp", nil)
+	if digest(t, img) != digest(t, again) {
+		t.Error("the same binary gave two digests")
+	}
+	if h := entries(t, img)["demoapp"]; h == nil || h.Mode != 0o755 || h.Size != 4 {
+		t.Errorf("/demoapp entry: %+v", h)
+	}
+	cf, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cf.Config.Entrypoint; len(got) != 1 || got[0] != "/demoapp" || cf.Config.User != "65532:65532" {
+		t.Errorf("config: entrypoint %v user %q", got, cf.Config.User)
+	}
+	// the manager image is the binary image named "manager": its digest must not change
+	m, _ := managerImage([]byte("demo"), nil)
+	b, _ := binaryImage([]byte("demo"), "manager", nil)
+	if digest(t, m) != digest(t, b) {
+		t.Error("managerImage and binaryImage(\"manager\") differ")
+	}
+	for _, bad := range []string{"", "a/b", "etc", "a b"} {
+		if _, err := binaryImage([]byte("x"), bad, nil); err == nil {
+			t.Errorf("name %q: want an error", bad)
+		}
+	}
+}
+
 func TestBundleImageFollowsBundleDockerfile(t *testing.T) {
 	img, err := bundleImage("../../bundle", "../../bundle.Dockerfile")
 	if err != nil {

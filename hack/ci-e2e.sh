@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# hack/ci-e2e.sh: what CI runs for the end-to-end tests on a real node.
+#   0. install packages and build binaries (cached), 1. snapshot the host, 2. bring the local cluster up, 3. make test-e2e (builds and loads the images,
+#   deploys the operator, runs test/e2e), 4. always take the cluster down and check that the host is
+#   exactly as before (hack/host-snapshot.sh). Exit status: non-zero if any step failed.
+# Needs root, Go, Debian apt (first run) and the Go module proxy (first run: ~20 min of builds, cached
+# in ~/.cache/webapp-operator and the Go build cache afterwards).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+log() { echo "[ci-e2e $(date +%T)] $*" >&2; }
+start=$(date +%s)
+snapshot=$(mktemp /tmp/ci-e2e-host.XXXXXX)
+
+finish() {
+  local rc=$?
+  trap - EXIT INT TERM
+  log "taking the cluster down"
+  hack/local-cluster.sh down || rc=1
+  if hack/host-snapshot.sh check "$snapshot"; then rm -f "$snapshot"; else rc=1; fi
+  log "done in $(($(date +%s) - start)) s: $([ "$rc" = 0 ] && echo PASS || echo "FAIL ($rc)")"
+  exit "$rc"
+}
+
+# packages and binaries first: installing packages changes the host on purpose (and, on a fresh
+# machine, what the snapshot can read, e.g. iptables-save)
+log "prepare (cold: ~25 min of builds; cached: seconds)"
+hack/local-cluster.sh prepare
+# the host as it is before anything of ours runs (a leftover cluster from an earlier job is taken
+# down first, so that the comparison is against a clean host)
+hack/local-cluster.sh down >/dev/null 2>&1 || true
+hack/host-snapshot.sh save "$snapshot"
+trap finish EXIT
+trap 'exit 130' INT TERM
+log "cluster up"
+hack/local-cluster.sh up
+log "end-to-end tests"
+make test-e2e

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The `make demo` quickstart, after `make cluster-up deploy-local`: create a WebApp that serves the demo
+# app, wait for Ready, show it, and call its Service over HTTP from inside the node's network namespace
+# (by ClusterIP, and by DNS name from a pod-side client: the demo app's own /lookup).
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+eval "$("$REPO/hack/local-cluster.sh" env)"
+DEMO_IMG=${DEMO_IMG:-localhost/demoapp}
+log() { echo "[demo $(date +%T)] $*" >&2; }
+
+log "creating WebApp 'demo' (image $DEMO_IMG:v1, 2 replicas)"
+kubectl apply --server-side -f - <<YAML
+apiVersion: apps.webapp-operator.io/v1alpha1
+kind: WebApp
+metadata:
+  name: demo
+  namespace: default
+spec:
+  image: $DEMO_IMG:v1
+  replicas: 2
+  port: 8080
+  healthCheck:
+    path: /healthz
+YAML
+log "waiting for Ready (about 10 s)"
+kubectl wait webapp/demo --for=condition=Ready --timeout=120s
+kubectl get webapp demo
+kubectl get deploy,svc,pods -l app.kubernetes.io/instance=demo -o wide
+ip=$(kubectl get svc demo -o jsonpath='{.spec.clusterIP}')
+log "GET http://$ip/ (the Service, from the node's network namespace $LOCAL_CLUSTER_NETNS)"
+nsenter --net="/run/netns/$LOCAL_CLUSTER_NETNS" curl -sf --max-time 5 "http://$ip/"
+log "GET http://$ip/lookup?host=demo.default.svc.cluster.local (CoreDNS, resolved inside a pod)"
+nsenter --net="/run/netns/$LOCAL_CLUSTER_NETNS" curl -sf --max-time 5 "http://$ip/lookup?host=demo.default.svc.cluster.local"
+log "done. Try: eval \"\$(hack/local-cluster.sh env)\"; kubectl scale webapp demo --replicas 3; make cluster-down"
