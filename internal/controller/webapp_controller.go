@@ -31,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/tools/events"
@@ -38,8 +39,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/render"
@@ -72,6 +75,7 @@ const DefaultConflictRecheck = 30 * time.Second
 // +kubebuilder:rbac:groups=apps.webapp-operator.io,resources=webapps/finalizers,verbs=update
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile is one pass of fetch, observe, diff, act, report.
@@ -121,6 +125,9 @@ func (r *WebAppReconciler) converge(ctx context.Context, app *webappv1.WebApp) (
 		obs.Deployment = dep
 		obs.Service, err = ensure(ctx, r, app, serviceKind, render.Service(app))
 	}
+	if err == nil {
+		obs.PodIssue, err = r.podIssue(ctx, app)
+	}
 	var terminal *terminalError
 	switch {
 	case errors.As(err, &terminal) && terminal.conflict:
@@ -132,6 +139,16 @@ func (r *WebAppReconciler) converge(ctx context.Context, app *webappv1.WebApp) (
 		return obs, err
 	}
 	return obs, nil
+}
+
+// podIssue reports a pod of app that cannot become ready on its own, so that status can say why
+// a rollout is stuck (ImagePullBackOff, CrashLoopBackOff, Unschedulable...) rather than only that it is.
+func (r *WebAppReconciler) podIssue(ctx context.Context, app *webappv1.WebApp) (string, error) {
+	var pods corev1.PodList
+	if err := r.List(ctx, &pods, client.InNamespace(app.Namespace), client.MatchingLabels(render.SelectorLabels(app))); err != nil {
+		return "", fmt.Errorf("listing pods: %w", err)
+	}
+	return status.PodIssue(pods.Items), nil
 }
 
 // writeStatus patches the status subresource once, and only when it changed. A merge patch without
@@ -186,9 +203,21 @@ func (r *WebAppReconciler) SetupWithManager(mgr ctrl.Manager, opts Options) erro
 		For(&webappv1.WebApp{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
+		// Pods belong to ReplicaSets, not to the WebApp: map them back through the instance label,
+		// so a pod that starts failing (or recovers) updates the WebApp's status.
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podToWebApp)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
 		Named("webapp").
 		Complete(r)
+}
+
+// podToWebApp maps a pod to the WebApp named by its instance label.
+func podToWebApp(_ context.Context, pod client.Object) []reconcile.Request {
+	name := pod.GetLabels()[render.LabelInstance]
+	if name == "" || pod.GetLabels()[render.LabelName] != render.AppName {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: pod.GetNamespace(), Name: name}}}
 }
 
 // childKind describes one kind of child object for ensure.

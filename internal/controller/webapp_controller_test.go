@@ -394,6 +394,38 @@ var _ = Describe("WebApp controller", func() {
 			Should(HaveField("Status", metav1.ConditionFalse))
 	})
 
+	It("names a pod that cannot start as the reason the WebApp is not ready", func() {
+		Expect(k8sClient.Create(ctx, newWebApp(ns, "broken"))).To(Succeed())
+		Eventually(getDeployment(ns, "broken"), timeout, interval).ShouldNot(BeNil())
+
+		// Play the ReplicaSet controller and the kubelet: a pod of the WebApp whose image cannot be pulled.
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "broken-7d9f-abcde", Namespace: ns,
+				Labels: map[string]string{render.LabelName: render.AppName, render.LabelInstance: "broken"}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "example.com/shop:nope"}}},
+		}
+		Expect(k8sClient.Create(ctx, pod)).To(Succeed())
+		pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app", Image: "example.com/shop:nope",
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
+				Reason: "ImagePullBackOff", Message: `Back-off pulling image "example.com/shop:nope"`}}}}
+		Expect(k8sClient.Status().Update(ctx, pod)).To(Succeed())
+
+		Eventually(condition(ns, "broken", webappv1.ConditionReady), timeout, interval).Should(And(
+			haveStatusReason(metav1.ConditionFalse, status.ReasonPodFailing),
+			HaveField("Message", ContainSubstring(`pod broken-7d9f-abcde: ImagePullBackOff: Back-off pulling image "example.com/shop:nope"`))))
+		Expect(condition(ns, "broken", webappv1.ConditionReconciling)(Default).Status).To(Equal(metav1.ConditionTrue))
+
+		By("the pod recovers: the reason goes back to the rollout's")
+		Eventually(func(g Gomega) {
+			p := &corev1.Pod{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), p)).To(Succeed())
+			p.Status.ContainerStatuses[0].State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}
+			g.Expect(k8sClient.Status().Update(ctx, p)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+		Eventually(condition(ns, "broken", webappv1.ConditionReady), timeout, interval).
+			Should(haveStatusReason(metav1.ConditionFalse, status.ReasonRolloutInProgress))
+	})
+
 	It("serves the scale subresource", func() {
 		createReady(newWebApp(ns, "scaled"))
 		scale := &autoscalingv1.Scale{}

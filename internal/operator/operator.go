@@ -104,10 +104,13 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 // workloads in the cluster.
 func cacheOptions(namespaces []string) cache.Options {
 	ours := labels.SelectorFromSet(labels.Set{render.LabelManagedBy: render.ManagedBy})
+	// Pods carry only the selector labels (their template is ours, but the ReplicaSet creates them).
+	ourPods := labels.SelectorFromSet(labels.Set{render.LabelName: render.AppName})
 	opts := cache.Options{
 		ByObject: map[client.Object]cache.ByObject{
 			&appsv1.Deployment{}: {Label: ours},
 			&corev1.Service{}:    {Label: ours},
+			&corev1.Pod{}:        {Label: ourPods},
 		},
 	}
 	if len(namespaces) > 0 {

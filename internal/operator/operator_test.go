@@ -30,18 +30,23 @@ func TestCacheIsScopedToOurChildrenAndNamespaces(t *testing.T) {
 	}
 	ours := labels.Set{"app.kubernetes.io/managed-by": "webapp-operator"}
 	foreign := labels.Set{"app.kubernetes.io/managed-by": "helm"}
+	ourPod := labels.Set{"app.kubernetes.io/name": "webapp", "app.kubernetes.io/instance": "shop"}
+	foreignPod := labels.Set{"app.kubernetes.io/name": "nginx"}
 	for obj, by := range opts.ByObject {
+		want, notWant := ours, foreign
 		switch obj.(type) {
 		case *appsv1.Deployment, *corev1.Service:
+		case *corev1.Pod:
+			want, notWant = ourPod, foreignPod
 		default:
 			t.Errorf("unexpected cache scoping for %T", obj)
 		}
-		if by.Label == nil || !by.Label.Matches(ours) || by.Label.Matches(foreign) || by.Label.Matches(labels.Set{}) {
-			t.Errorf("%T cache selector %v does not select exactly our children", obj, by.Label)
+		if by.Label == nil || !by.Label.Matches(want) || by.Label.Matches(notWant) || by.Label.Matches(labels.Set{}) {
+			t.Errorf("%T cache selector %v does not select exactly our objects", obj, by.Label)
 		}
 	}
-	if len(opts.ByObject) != 2 {
-		t.Errorf("want Deployments and Services scoped, got %d kinds", len(opts.ByObject))
+	if len(opts.ByObject) != 3 {
+		t.Errorf("want Deployments, Services and Pods scoped, got %d kinds", len(opts.ByObject))
 	}
 	if all := cacheOptions(nil); all.DefaultNamespaces != nil {
 		t.Errorf("no namespaces must mean the whole cluster, got %v", all.DefaultNamespaces)

@@ -29,6 +29,7 @@ const (
 	ReasonNameConflict             = "NameConflict"
 	ReasonInvalidSpec              = "InvalidSpec"
 	ReasonReconcileError           = "ReconcileError"
+	ReasonPodFailing               = "PodFailing"
 
 	ReasonMinimumReplicasAvailable   = "MinimumReplicasAvailable"
 	ReasonMinimumReplicasUnavailable = "MinimumReplicasUnavailable"
@@ -46,6 +47,8 @@ type Observation struct {
 	Invalid string
 	// Error is a transient failure that the reconciler retries with backoff.
 	Error string
+	// PodIssue describes a pod that cannot become ready on its own (see PodIssue), or "".
+	PodIssue string
 }
 
 // verdict is the outcome of evaluating the observation: the Ready condition plus whether the
@@ -102,7 +105,15 @@ func evaluate(obs Observation) verdict {
 	case obs.Deployment == nil || obs.Service == nil:
 		return progressing(ReasonCreating, "creating the Deployment and the Service")
 	}
-	return rollout(obs.Deployment)
+	v := rollout(obs.Deployment)
+	if obs.PodIssue != "" && v.ready != metav1.ConditionTrue {
+		// Say why the rollout is not progressing: the pod's own reason is what the user must fix.
+		v.message = obs.PodIssue + "; " + v.message
+		if v.reconciling {
+			v.reason = ReasonPodFailing
+		}
+	}
+	return v
 }
 
 // rollout reads the Deployment's status the way `kubectl rollout status` does.

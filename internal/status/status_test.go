@@ -1,6 +1,7 @@
 package status
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -182,3 +183,73 @@ func TestComputeDoesNotMutateItsInput(t *testing.T) {
 
 // equalStatus is the comparison the reconciler uses to decide whether to write.
 func equalStatus(a, b webappv1.WebAppStatus) bool { return equality.Semantic.DeepEqual(a, b) }
+
+func pod(name string, mutate func(*corev1.Pod)) corev1.Pod {
+	p := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	mutate(&p)
+	return p
+}
+
+func waiting(reason, message string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app",
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: message}}}}
+	}
+}
+
+func TestPodIssue(t *testing.T) {
+	healthy := pod("a-healthy", func(p *corev1.Pod) {
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app", Ready: true,
+			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}
+	})
+	tests := []struct {
+		name string
+		pods []corev1.Pod
+		want string
+	}{
+		{"no pods", nil, ""},
+		{"healthy", []corev1.Pod{healthy}, ""},
+		{"still creating is not a failure", []corev1.Pod{pod("b", waiting("ContainerCreating", ""))}, ""},
+		{"image pull", []corev1.Pod{healthy, pod("b", waiting("ImagePullBackOff", `Back-off pulling image "x:nope"`))},
+			`pod b: ImagePullBackOff: Back-off pulling image "x:nope"`},
+		{"crash loop", []corev1.Pod{pod("c", waiting("CrashLoopBackOff", "back-off 10s"))}, "pod c: CrashLoopBackOff: back-off 10s"},
+		{"unschedulable", []corev1.Pod{pod("d", func(p *corev1.Pod) {
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+				Reason: corev1.PodReasonUnschedulable, Message: "0/1 nodes are available: 1 Insufficient cpu."}}
+		})}, "pod d: Unschedulable: 0/1 nodes are available: 1 Insufficient cpu."},
+		{"terminating pods are ignored", []corev1.Pod{pod("e", func(p *corev1.Pod) {
+			waiting("ErrImagePull", "x")(p)
+			p.DeletionTimestamp = &t0
+		})}, ""},
+		{"first by name, whatever the list order", []corev1.Pod{pod("z", waiting("ErrImagePull", "z")), pod("y", waiting("CrashLoopBackOff", "y"))},
+			"pod y: CrashLoopBackOff: y"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := PodIssue(tt.pods); got != tt.want {
+				t.Errorf("PodIssue = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestComputeNamesTheFailingPod(t *testing.T) {
+	issue := `pod shop-1: ImagePullBackOff: Back-off pulling image "x:nope"`
+	rolling := Observation{Deployment: deployment(2, 4, 1, 3, availableTrue, progressingTrue), Service: &corev1.Service{}, PodIssue: issue}
+	c := meta.FindStatusCondition(Compute(app(), rolling, t0).Conditions, webappv1.ConditionReady)
+	if c.Status != metav1.ConditionFalse || c.Reason != ReasonPodFailing || c.Message != issue+"; 1 of 3 replicas updated to the latest spec" {
+		t.Errorf("during the rollout Ready = %s/%s %q", c.Status, c.Reason, c.Message)
+	}
+
+	stuck := Observation{Deployment: deployment(2, 4, 1, 3, availableTrue, deadline), Service: &corev1.Service{}, PodIssue: issue}
+	st := Compute(app(), stuck, t0)
+	if c := meta.FindStatusCondition(st.Conditions, webappv1.ConditionStalled); c.Status != metav1.ConditionTrue ||
+		c.Reason != ReasonProgressDeadlineExceeded || !strings.HasPrefix(c.Message, issue) {
+		t.Errorf("after the deadline Stalled = %s/%s %q", c.Status, c.Reason, c.Message)
+	}
+
+	done := Observation{Deployment: deployment(2, 3, 3, 3, availableTrue), Service: &corev1.Service{}, PodIssue: issue}
+	if c := meta.FindStatusCondition(Compute(app(), done, t0).Conditions, webappv1.ConditionReady); c.Status != metav1.ConditionTrue {
+		t.Errorf("a rolled-out WebApp is Ready whatever a stray pod says; got %s/%s", c.Status, c.Reason)
+	}
+}
