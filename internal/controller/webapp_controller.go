@@ -263,7 +263,9 @@ func ensure[T client.Object, AC runtime.ApplyConfiguration](
 		return zero, fmt.Errorf("reading %s %s: %w", kind.name, app.Name, err)
 	}
 	if found {
-		if !render.IsControlledBy(live, app) {
+		// By UID: a WebApp deleted and re-created under the same name does not inherit the
+		// children of its namesake while the garbage collector removes them.
+		if !metav1.IsControlledBy(live, app) {
 			return zero, &terminalError{conflict: true, msg: fmt.Sprintf(
 				"a %s named %q already exists and is not controlled by this WebApp; it is left untouched: "+
 					"delete it or rename the WebApp", kind.name, app.Name)}

@@ -11,7 +11,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
@@ -207,11 +206,4 @@ func convert(in, out any) error {
 		return err
 	}
 	return json.Unmarshal(data, out)
-}
-
-// IsControlledBy tells whether obj's controller owner reference points at app (by UID, so a
-// WebApp deleted and re-created under the same name does not inherit the old children).
-func IsControlledBy(obj metav1.Object, app *webappv1.WebApp) bool {
-	ref := metav1.GetControllerOfNoCopy(obj)
-	return ref != nil && ref.UID == app.UID
 }

@@ -194,22 +194,24 @@ func TestService(t *testing.T) {
 			expect(t, "ports", s.Spec.Ports, []corev1.ServicePort{{Name: PortName, Protocol: corev1.ProtocolTCP,
 				Port: tt.wantPort, TargetPort: intstr.FromString(PortName), NodePort: tt.wantNodePort}})
 			expect(t, "labels", s.Labels[LabelManagedBy], ManagedBy)
-			expect(t, "controller", IsControlledBy(s, app), true)
+			expect(t, "controller", metav1.IsControlledBy(s, app), true)
 			expect(t, "url", URL(app), tt.wantURL)
 		})
 	}
 }
 
-func TestIsControlledBy(t *testing.T) {
+// TestRenderedChildrenAreControlledByTheWebApp checks the owner reference that the controller relies
+// on (through metav1.IsControlledBy) to tell its children from foreign objects.
+func TestRenderedChildrenAreControlledByTheWebApp(t *testing.T) {
 	app := newApp(nil)
 	d := renderDeployment(t, app)
-	expect(t, "own child", IsControlledBy(d, app), true)
+	expect(t, "own child", metav1.IsControlledBy(d, app), true)
 	recreated := newApp(func(a *webappv1.WebApp) { a.UID = "uid-2" })
-	expect(t, "child of a deleted namesake", IsControlledBy(d, recreated), false)
+	expect(t, "child of a deleted namesake", metav1.IsControlledBy(d, recreated), false)
 	d.OwnerReferences = nil
-	expect(t, "orphan", IsControlledBy(d, app), false)
+	expect(t, "orphan", metav1.IsControlledBy(d, app), false)
 	d.OwnerReferences = []metav1.OwnerReference{{UID: "uid-1", Name: "shop", Kind: "WebApp"}}
-	expect(t, "non-controller owner reference", IsControlledBy(d, app), false)
+	expect(t, "non-controller owner reference", metav1.IsControlledBy(d, app), false)
 }
 
 func TestSelectorString(t *testing.T) {
