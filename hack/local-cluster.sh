@@ -45,6 +45,9 @@ SOCK=$RUN/containerd/containerd.sock
 KUBECONFIG_HOST=$STATE/kubeconfig                 # for people and tests on the host: 127.0.0.1:API_PORT
 KC_NODE=$ETC/kubernetes/admin-node.kubeconfig      # for processes inside the namespace: NODEIP:6443
 PAUSE_IMAGE=localhost/pause:local
+# An OCI registry on the node's network (plain HTTP; hack/registry): OLM pulls bundle and catalog images
+# by reference, so they must be served by a registry. containerd pulls from it over HTTP (certs.d).
+REGISTRY=$NODEIP:${LOCAL_CLUSTER_REGISTRY_PORT:-5000}
 export PATH=$BIN:$PATH
 
 T0=$(date +%s)
@@ -122,6 +125,9 @@ ensure_binaries() {
     log "  (cold: about 20 min on 2 idle cores, 600 MB of modules; with a warm Go build cache: about a minute)"
     WITH_NODE=1 K8S_VERSION=$K8S_VERSION ETCD_VERSION=$ETCD_VERSION "$REPO/hack/install-envtest-bins.sh" "$CACHE_DIR/envtest" >/dev/null
   fi
+  # the registry is this clone's code: rebuilt when it changes (a second or two)
+  mkdir -p "$STATE/bin"
+  (cd "$REPO" && CGO_ENABLED=0 go build -trimpath -o "$STATE/bin/registry" ./hack/registry)
   if [ ! -x "$COREDNS_BIN" ]; then
     log "building CoreDNS $COREDNS_VERSION from the Go module proxy (cold: about 5 min; warm: seconds)"
     mkdir -p "$(dirname "$COREDNS_BIN")"
@@ -164,6 +170,14 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs","io.containerd.snapshott
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "$ETC/cni/net.d"
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = "$ETC/containerd/certs.d"
+EOF
+  mkdir -p "$ETC/containerd/certs.d/$REGISTRY"
+  cat >"$ETC/containerd/certs.d/$REGISTRY/hosts.toml" <<EOF
+server = "http://$REGISTRY"
+[host."http://$REGISTRY"]
+  capabilities = ["pull", "resolve"]
 EOF
   cat >"$ETC/cni/net.d/10-localbridge.conflist" <<EOF
 {"cniVersion": "0.4.0", "name": "webapp-lc", "plugins": [
@@ -294,6 +308,7 @@ up() {
   start socat socat "TCP-LISTEN:$API_PORT,bind=127.0.0.1,reuseaddr,fork" \
     "EXEC:nsenter --net=$NSPATH socat STDIO TCP\\:$NODEIP\\:6443"
 
+  start registry innet "$STATE/bin/registry" -addr "$REGISTRY" -dir "$VAR/registry" -quiet
   start containerd innet containerd --config "$ETC/containerd.toml"
   wait_for "containerd up" 30 ctr --address "$SOCK" version
   if ! ctr_ images ls -q 2>/dev/null | grep -qx "$PAUSE_IMAGE"; then
@@ -355,6 +370,7 @@ up() {
     -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].status}' | grep -qx True"
   wait_for "default ServiceAccount created" 60 kctl -n default get serviceaccount default
   wait_for "CoreDNS ready" 60 innet curl -sf http://127.0.0.1:8181/ready
+  wait_for "registry at http://$REGISTRY" 30 innet curl -sf "http://$REGISTRY/v2/"
   log "cluster up. Use it with: eval \"\$($0 env)\""
 }
 
@@ -383,7 +399,7 @@ down() {
   fi
   stop coredns kube-controller-manager kube-scheduler kube-proxy kubelet
   stop kube-apiserver
-  stop etcd socat
+  stop etcd socat registry
   # 2. whatever is left in OUR containerd: remember pod network namespaces, kill, remove
   local netns="" c t
   if running containerd; then
@@ -437,7 +453,7 @@ down() {
 
 status() {
   local n rc=0
-  for n in socat containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy coredns; do
+  for n in socat registry containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy coredns; do
     if running "$n"; then echo "$n: running (pid $(cat "$RUN/$n.pid"))"; else echo "$n: stopped"; rc=1; fi
   done
   if [ -e "$NSPATH" ]; then echo "netns: $NETNS"; else echo "netns: absent"; fi
@@ -454,6 +470,8 @@ case "${1:-}" in
     echo "export KUBECONFIG=$KUBECONFIG_HOST"
     echo "export PATH=$BIN:\$PATH"
     echo "export LOCAL_CLUSTER_NETNS=$NETNS"
+    echo "export LOCAL_CLUSTER_REGISTRY=$REGISTRY"
+    echo "export LOCAL_CLUSTER_NODE_KUBECONFIG=$KC_NODE"
     ;;
   load-image)
     shift

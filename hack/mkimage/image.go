@@ -28,6 +28,7 @@ type file struct {
 	name string // path inside the image, without leading slash
 	mode int64
 	data []byte // nil for a directory
+	link string // target of a symbolic link
 }
 
 // managerImage packs the static manager binary as /manager, run as the non-root user 65532,
@@ -114,6 +115,23 @@ func parseBundleDockerfile(path string) (map[string]string, [][2]string, error) 
 	return labels, copies, sc.Err()
 }
 
+// rootfsImage packs a directory as the image's root file system, with the given config. Symbolic links
+// are kept (a busybox and its applets), executables get 0755, other files 0644.
+func rootfsImage(dir string, cfg v1.Config) (v1.Image, error) {
+	files, err := readTree(dir, "")
+	if err != nil {
+		return nil, err
+	}
+	// the root itself is not an entry
+	kept := files[:0]
+	for _, f := range files {
+		if f.name != "./" {
+			kept = append(kept, f)
+		}
+	}
+	return image([][]file{kept}, cfg)
+}
+
 // readTree lists dir's files as layer entries under prefix, in a stable order.
 func readTree(dir, prefix string) ([]file, error) {
 	var files []file
@@ -123,15 +141,28 @@ func readTree(dir, prefix string) ([]file, error) {
 		}
 		rel, _ := filepath.Rel(dir, path)
 		name := filepath.ToSlash(filepath.Join(prefix, rel))
-		if d.IsDir() {
+		switch {
+		case d.IsDir():
 			files = append(files, file{name: name + "/", mode: 0o755})
 			return nil
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(path)
+			files = append(files, file{name: name, mode: 0o777, link: target})
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
 		}
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		files = append(files, file{name: name, mode: 0o644, data: data})
+		mode := int64(0o644)
+		if info.Mode().Perm()&0o111 != 0 {
+			mode = 0o755
+		}
+		files = append(files, file{name: name, mode: mode, data: data})
 		return nil
 	})
 	return files, err
@@ -175,8 +206,11 @@ func layerTar(files []file) ([]byte, error) {
 	for _, f := range files {
 		h := &tar.Header{Name: f.name, Mode: f.mode, ModTime: epoch, Format: tar.FormatPAX, Typeflag: tar.TypeReg,
 			Size: int64(len(f.data))}
-		if strings.HasSuffix(f.name, "/") {
+		switch {
+		case strings.HasSuffix(f.name, "/"):
 			h.Typeflag, h.Size = tar.TypeDir, 0
+		case f.link != "":
+			h.Typeflag, h.Size, h.Linkname = tar.TypeSymlink, 0, f.link
 		}
 		if err := tw.WriteHeader(h); err != nil {
 			return nil, err

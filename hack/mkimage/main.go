@@ -5,6 +5,12 @@
 //	mkimage manager -binary bin/manager -tag IMG -out bin/manager-image.tar
 //	mkimage bundle  -dir bundle -dockerfile bundle.Dockerfile -tag BUNDLE_IMG -out bin/bundle-image.tar
 //	mkimage binary  -binary bin/demoapp -name demoapp -tag localhost/demoapp:v1 -out bin/demoapp-v1.tar
+//	mkimage rootfs  -dir ROOT -entrypoint '["/bin/opm"]' -cmd '["serve","/configs"]' -user 1001 \
+//	                -label k=v -env K=V -tag 10.200.0.1:5000/opm:v1 -push
+//
+// rootfs packs a prepared directory as the whole file system (symbolic links kept), for the OLM, opm,
+// busybox and scorecard images of hack/olm.sh. With -push the image goes to the registry of -tag
+// (plain HTTP allowed, no credentials) instead of a tarball.
 //
 // The binary kind packs any static binary the way the manager is packed (as /<name>, the entrypoint,
 // run as 65532); the local cluster uses it for its pause image and the e2e demo app.
@@ -14,13 +20,16 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 )
 
@@ -37,8 +46,17 @@ func main() {
 	dir := fs.String("dir", "bundle", "bundle: the bundle directory")
 	dockerfile := fs.String("dockerfile", "bundle.Dockerfile", "bundle: the generated bundle.Dockerfile")
 	format := fs.String("format", "oci", "oci (OCI image layout in a tar) or docker (docker save format)")
+	push := fs.Bool("push", false, "push to the registry named by -tag (plain HTTP) instead of writing -out")
+	var cfg v1.Config
+	fs.Var(jsonList{&cfg.Entrypoint}, "entrypoint", "rootfs: entrypoint as a JSON array")
+	fs.Var(jsonList{&cfg.Cmd}, "cmd", "rootfs: command as a JSON array")
+	fs.StringVar(&cfg.User, "user", "", "rootfs: user to run as")
+	fs.StringVar(&cfg.WorkingDir, "workdir", "/", "rootfs: working directory")
+	fs.Var(listFlag{&cfg.Env}, "env", "rootfs: K=V environment variable (repeatable)")
+	var labels []string
+	fs.Var(listFlag{&labels}, "label", "rootfs: k=v label (repeatable)")
 	_ = fs.Parse(os.Args[2:])
-	if *tag == "" || *out == "" {
+	if *tag == "" || (*out == "") == !*push {
 		fs.Usage()
 		os.Exit(2)
 	}
@@ -63,10 +81,16 @@ func main() {
 		if data, err = os.ReadFile(*binary); err == nil {
 			img, err = binaryImage(data, n, nil)
 		}
+	case "rootfs":
+		if cfg.Labels, err = keyValues(labels); err == nil {
+			img, err = rootfsImage(*dir, cfg)
+		}
 	default:
-		err = fmt.Errorf("unknown image %q: want manager, bundle or binary", os.Args[1])
+		err = fmt.Errorf("unknown image %q: want manager, bundle, binary or rootfs", os.Args[1])
 	}
-	if err == nil {
+	if err == nil && *push {
+		err = pushImage(img, *tag)
+	} else if err == nil {
 		err = write(img, *tag, *out, *format)
 	}
 	if err != nil {
@@ -97,4 +121,63 @@ func write(img v1.Image, ref, out, format string) error {
 	}
 	fmt.Printf("%s\t%s\t%s\n", out, ref, digest)
 	return nil
+}
+
+// pushImage pushes img to the registry its reference names: anonymous, plain HTTP allowed (the local
+// cluster's registry). It prints the reference and digest like write does.
+func pushImage(img v1.Image, ref string) error {
+	tag, err := name.NewTag(ref, name.Insecure)
+	if err != nil {
+		return err
+	}
+	if err := remote.Write(tag, img); err != nil {
+		return err
+	}
+	digest, err := img.Digest()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s\t%s\n", ref, digest)
+	return nil
+}
+
+// listFlag collects a repeatable string flag.
+type listFlag struct{ values *[]string }
+
+func (l listFlag) String() string {
+	if l.values == nil {
+		return ""
+	}
+	return strings.Join(*l.values, ",")
+}
+
+func (l listFlag) Set(v string) error { *l.values = append(*l.values, v); return nil }
+
+// jsonList reads a flag given as a JSON array of strings, as in a Dockerfile's exec form.
+type jsonList struct{ values *[]string }
+
+func (j jsonList) String() string {
+	if j.values == nil {
+		return ""
+	}
+	b, _ := json.Marshal(*j.values)
+	return string(b)
+}
+
+func (j jsonList) Set(v string) error { return json.Unmarshal([]byte(v), j.values) }
+
+// keyValues turns k=v strings into a map, refusing entries without "=".
+func keyValues(kvs []string) (map[string]string, error) {
+	if len(kvs) == 0 {
+		return nil, nil
+	}
+	m := map[string]string{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("label %q: want key=value", kv)
+		}
+		m[k] = v
+	}
+	return m, nil
 }

@@ -227,3 +227,59 @@ func untar(t *testing.T, archive, dst string) {
 		}
 	}
 }
+
+func TestRootfsImageKeepsLinksAndExecBits(t *testing.T) {
+	root := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(root, "bin"), 0o755))
+	must(os.WriteFile(filepath.Join(root, "bin", "busybox"), []byte("bb"), 0o700))
+	must(os.Symlink("busybox", filepath.Join(root, "bin", "sh")))
+	must(os.MkdirAll(filepath.Join(root, "configs"), 0o700))
+	must(os.WriteFile(filepath.Join(root, "configs", "catalog.yaml"), []byte("x"), 0o600))
+	cfg := v1.Config{Entrypoint: []string{"/bin/sh"}, User: "1001", Labels: map[string]string{"a": "b"}}
+	img, err := rootfsImage(root, cfg)
+	must(err)
+	files := entries(t, img)
+	if _, ok := files["./"]; ok {
+		t.Error("the root directory is an entry")
+	}
+	if h := files["bin/busybox"]; h == nil || h.Mode != 0o755 || h.Typeflag != tar.TypeReg {
+		t.Errorf("bin/busybox: %+v", h)
+	}
+	if h := files["bin/sh"]; h == nil || h.Typeflag != tar.TypeSymlink || h.Linkname != "busybox" {
+		t.Errorf("bin/sh: %+v", h)
+	}
+	if h := files["configs/catalog.yaml"]; h == nil || h.Mode != 0o644 {
+		t.Errorf("configs/catalog.yaml: %+v", h)
+	}
+	if h := files["configs/"]; h == nil || h.Typeflag != tar.TypeDir {
+		t.Errorf("configs/: %+v", h)
+	}
+	cf, err := img.ConfigFile()
+	must(err)
+	if cf.Config.User != "1001" || cf.Config.Labels["a"] != "b" || cf.Config.Entrypoint[0] != "/bin/sh" {
+		t.Errorf("config: %+v", cf.Config)
+	}
+	again, err := rootfsImage(root, cfg)
+	must(err)
+	if digest(t, img) != digest(t, again) {
+		t.Error("the same tree gave two digests")
+	}
+}
+
+func TestKeyValues(t *testing.T) {
+	m, err := keyValues([]string{"a=b", "c=d=e", "f="})
+	if err != nil || m["a"] != "b" || m["c"] != "d=e" || m["f"] != "" || len(m) != 3 {
+		t.Errorf("got %v, %v", m, err)
+	}
+	for _, bad := range []string{"novalue", "=v"} {
+		if _, err := keyValues([]string{bad}); err == nil {
+			t.Errorf("%q: want an error", bad)
+		}
+	}
+}
