@@ -46,7 +46,8 @@ KUBECONFIG_HOST=$STATE/kubeconfig                 # for people and tests on the 
 KC_NODE=$ETC/kubernetes/admin-node.kubeconfig      # for processes inside the namespace: NODEIP:6443
 PAUSE_IMAGE=localhost/pause:local
 # An OCI registry on the node's network (plain HTTP; hack/registry): OLM pulls bundle and catalog images
-# by reference, so they must be served by a registry. containerd pulls from it over HTTP (certs.d).
+# by reference, so they must be served by a registry. containerd pulls from it over HTTP (certs.d); the
+# same port answers HTTPS too (certificate of the cluster's CA) for operator-sdk (hack/registry).
 REGISTRY=$NODEIP:${LOCAL_CLUSTER_REGISTRY_PORT:-5000}
 export PATH=$BIN:$PATH
 
@@ -179,6 +180,15 @@ server = "http://$REGISTRY"
 [host."http://$REGISTRY"]
   capabilities = ["pull", "resolve"]
 EOF
+  # a mirror, as disconnected clusters have: `operator-sdk run bundle-upgrade` has no flag for the image of
+  # its registry pod's init container and hard-codes registry.access.redhat.com/ubi9/ubi:9.7 (hack/olm.sh
+  # pushes a busybox under that name, which does the same job: cat and gzip)
+  mkdir -p "$ETC/containerd/certs.d/registry.access.redhat.com"
+  cat >"$ETC/containerd/certs.d/registry.access.redhat.com/hosts.toml" <<EOF
+server = "https://registry.access.redhat.com"
+[host."http://$REGISTRY"]
+  capabilities = ["pull", "resolve"]
+EOF
   cat >"$ETC/cni/net.d/10-localbridge.conflist" <<EOF
 {"cniVersion": "0.4.0", "name": "webapp-lc", "plugins": [
   {"type": "bridge", "bridge": "$CNIBR", "isGateway": true, "ipMasq": false, "hairpinMode": true,
@@ -308,7 +318,8 @@ up() {
   start socat socat "TCP-LISTEN:$API_PORT,bind=127.0.0.1,reuseaddr,fork" \
     "EXEC:nsenter --net=$NSPATH socat STDIO TCP\\:$NODEIP\\:6443"
 
-  start registry innet "$STATE/bin/registry" -addr "$REGISTRY" -dir "$VAR/registry" -quiet
+  start registry innet "$STATE/bin/registry" -addr "$REGISTRY" -dir "$VAR/registry" -quiet \
+    -cert "$PKI/registry.crt" -key "$PKI/registry.key"
   start containerd innet containerd --config "$ETC/containerd.toml"
   wait_for "containerd up" 30 ctr --address "$SOCK" version
   if ! ctr_ images ls -q 2>/dev/null | grep -qx "$PAUSE_IMAGE"; then
@@ -471,6 +482,7 @@ case "${1:-}" in
     echo "export PATH=$BIN:\$PATH"
     echo "export LOCAL_CLUSTER_NETNS=$NETNS"
     echo "export LOCAL_CLUSTER_REGISTRY=$REGISTRY"
+    echo "export LOCAL_CLUSTER_CA=$PKI/ca.crt"
     echo "export LOCAL_CLUSTER_NODE_KUBECONFIG=$KC_NODE"
     ;;
   load-image)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -29,6 +30,8 @@ type file struct {
 	mode int64
 	data []byte // nil for a directory
 	link string // target of a symbolic link
+	uid  int    // owner; 0 (root) unless a rootfs says otherwise
+	gid  int
 }
 
 // managerImage packs the static manager binary as /manager, run as the non-root user 65532,
@@ -116,10 +119,14 @@ func parseBundleDockerfile(path string) (map[string]string, [][2]string, error) 
 }
 
 // rootfsImage packs a directory as the image's root file system, with the given config. Symbolic links
-// are kept (a busybox and its applets), executables get 0755, other files 0644.
+// are kept (a busybox and its applets), executables get 0755, other files 0644, and owners are kept:
+// a non-root image may need to own some of its files (opm's catalog cache takes a lock file beside it).
 func rootfsImage(dir string, cfg v1.Config) (v1.Image, error) {
 	files, err := readTree(dir, "")
 	if err != nil {
+		return nil, err
+	}
+	if err := readOwners(dir, files); err != nil {
 		return nil, err
 	}
 	// the root itself is not an entry
@@ -132,7 +139,21 @@ func rootfsImage(dir string, cfg v1.Config) (v1.Image, error) {
 	return image([][]file{kept}, cfg)
 }
 
-// readTree lists dir's files as layer entries under prefix, in a stable order.
+// readOwners sets the owner of each file (listed by readTree(dir, "")) from the file system.
+func readOwners(dir string, files []file) error {
+	for i := range files {
+		info, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(files[i].name)))
+		if err != nil {
+			return err
+		}
+		if st, ok := info.Sys().(*syscall.Stat_t); ok {
+			files[i].uid, files[i].gid = int(st.Uid), int(st.Gid)
+		}
+	}
+	return nil
+}
+
+// readTree lists dir's files as layer entries under prefix, in a stable order; every entry is owned by root.
 func readTree(dir, prefix string) ([]file, error) {
 	var files []file
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -143,7 +164,11 @@ func readTree(dir, prefix string) ([]file, error) {
 		name := filepath.ToSlash(filepath.Join(prefix, rel))
 		switch {
 		case d.IsDir():
-			files = append(files, file{name: name + "/", mode: 0o755})
+			mode := int64(0o755)
+			if info, err := d.Info(); err == nil && info.Mode()&fs.ModeSticky != 0 {
+				mode = 0o1777 // /tmp: anyone may create files, only their owner may remove them
+			}
+			files = append(files, file{name: name + "/", mode: mode})
 			return nil
 		case d.Type()&fs.ModeSymlink != 0:
 			target, err := os.Readlink(path)
@@ -205,7 +230,7 @@ func layerTar(files []file) ([]byte, error) {
 	tw := tar.NewWriter(&buf)
 	for _, f := range files {
 		h := &tar.Header{Name: f.name, Mode: f.mode, ModTime: epoch, Format: tar.FormatPAX, Typeflag: tar.TypeReg,
-			Size: int64(len(f.data))}
+			Size: int64(len(f.data)), Uid: f.uid, Gid: f.gid}
 		switch {
 		case strings.HasSuffix(f.name, "/"):
 			h.Typeflag, h.Size = tar.TypeDir, 0

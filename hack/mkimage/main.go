@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
@@ -123,14 +124,15 @@ func write(img v1.Image, ref, out, format string) error {
 	return nil
 }
 
-// pushImage pushes img to the registry its reference names: anonymous, plain HTTP allowed (the local
-// cluster's registry). It prints the reference and digest like write does.
+// pushImage pushes img to the registry its reference names, with the credentials of docker/podman
+// logins if there are any, plain HTTP allowed (the local cluster's registry). It prints the reference
+// and digest like write does.
 func pushImage(img v1.Image, ref string) error {
 	tag, err := name.NewTag(ref, name.Insecure)
 	if err != nil {
 		return err
 	}
-	if err := remote.Write(tag, img); err != nil {
+	if err := remote.Write(tag, img, remote.WithAuthFromKeychain(authn.DefaultKeychain)); err != nil {
 		return err
 	}
 	digest, err := img.Digest()

@@ -240,7 +240,12 @@ func TestRootfsImageKeepsLinksAndExecBits(t *testing.T) {
 	must(os.WriteFile(filepath.Join(root, "bin", "busybox"), []byte("bb"), 0o700))
 	must(os.Symlink("busybox", filepath.Join(root, "bin", "sh")))
 	must(os.MkdirAll(filepath.Join(root, "configs"), 0o700))
+	must(os.MkdirAll(filepath.Join(root, "tmp"), 0o755))
+	must(os.Chmod(filepath.Join(root, "tmp"), 0o1777|os.ModeSticky))
 	must(os.WriteFile(filepath.Join(root, "configs", "catalog.yaml"), []byte("x"), 0o600))
+	if os.Getuid() == 0 { // only root can give a file away
+		must(os.Chown(filepath.Join(root, "configs", "catalog.yaml"), 1001, 1002))
+	}
 	cfg := v1.Config{Entrypoint: []string{"/bin/sh"}, User: "1001", Labels: map[string]string{"a": "b"}}
 	img, err := rootfsImage(root, cfg)
 	must(err)
@@ -254,11 +259,17 @@ func TestRootfsImageKeepsLinksAndExecBits(t *testing.T) {
 	if h := files["bin/sh"]; h == nil || h.Typeflag != tar.TypeSymlink || h.Linkname != "busybox" {
 		t.Errorf("bin/sh: %+v", h)
 	}
+	if h := files["configs/catalog.yaml"]; os.Getuid() == 0 && (h == nil || h.Uid != 1001 || h.Gid != 1002) {
+		t.Errorf("configs/catalog.yaml must keep its owner: %+v", h)
+	}
 	if h := files["configs/catalog.yaml"]; h == nil || h.Mode != 0o644 {
 		t.Errorf("configs/catalog.yaml: %+v", h)
 	}
-	if h := files["configs/"]; h == nil || h.Typeflag != tar.TypeDir {
+	if h := files["configs/"]; h == nil || h.Typeflag != tar.TypeDir || h.Mode != 0o755 {
 		t.Errorf("configs/: %+v", h)
+	}
+	if h := files["tmp/"]; h == nil || h.Mode != 0o1777 {
+		t.Errorf("tmp/ must stay world-writable and sticky: %+v", h)
 	}
 	cf, err := img.ConfigFile()
 	must(err)
