@@ -16,6 +16,8 @@ IMAGE_TAG_BASE ?= ghcr.io/webapp-operator/webapp-operator
 BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
 BUNDLE_GEN_FLAGS ?= -q --overwrite=false --version $(VERSION) $(BUNDLE_METADATA_OPTS)
 IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
+# The image of webapp-operator's own scorecard test (test/scorecard), named in the bundle's scorecard config.
+SCORECARD_IMG ?= $(IMAGE_TAG_BASE)-scorecard:v$(VERSION)
 
 # Kubernetes version of the envtest control plane (built from source, cached outside the clone so
 # that every clone on the machine shares it).
@@ -211,6 +213,7 @@ bundle: manifests kustomize operator-sdk ## Generate bundle/ (manifests, metadat
 	sed -i -e 's|^    createdAt: .*|    createdAt: "$(CREATED_AT)"|' -e 's|controller:latest|$(IMG)|g' \
 		-e '/^  relatedImages:/,/^    name: manager/d' \
 		-e 's|^  version: \(.*\)|  relatedImages:\n  - image: $(IMG)\n    name: manager$(REPLACES_LINE)\n  version: \1|' $(UPGRADE_EDITS) $(CSV_FILE)
+	sed -i -e 's|scorecard-webapp:latest|$(SCORECARD_IMG)|' $(BUNDLE_DIR)/tests/scorecard/config.yaml
 	$(MAKE) bundle-validate
 
 .PHONY: bundle-validate
