@@ -187,6 +187,38 @@ test-e2e: deploy-local ## Run the end-to-end suite (test/e2e) against the local 
 	KUBECONFIG=$(LOCAL_KUBECONFIG) KUBECTL=$(LOCAL_KUBECTL) DEMO_IMG=$(DEMO_IMG) \
 		go test ./test/e2e -v -count=1 -timeout 30m -ginkgo.v $(E2E_ARGS)
 
+##@ OLM on the local cluster (hack/olm.sh; docs/olm.md)
+
+OLM_SH := KUBECONFIG=$(LOCAL_KUBECONFIG) KUBECTL=$(LOCAL_KUBECTL) hack/olm.sh
+# catalog-build: the catalog image and the bundle versions it lists on channel stable, oldest first
+CATALOG_IMG ?= $(IMAGE_TAG_BASE)-catalog:v$(VERSION)
+CATALOG_VERSIONS ?= $(VERSION)
+
+.PHONY: olm-images
+olm-images: operator-sdk scorecard-test ## Build OLM, opm, busybox, scorecard, operator and bundle images (cached) and push them to the local registry.
+	$(OLM_SH) images
+
+.PHONY: olm-install
+olm-install: olm-images ## Install OLM v0 on the local cluster (hack/olm/manifests, local images) and wait until it is healthy.
+	$(OLM_SH) install
+
+.PHONY: olm-uninstall
+olm-uninstall: ## Remove OLM from the local cluster.
+	$(OLM_SH) uninstall
+
+.PHONY: catalog-build
+catalog-build: ## Build and push a file-based catalog CATALOG_IMG of bundles CATALOG_VERSIONS (BUNDLE_IMG_BASE:v<version>) with opm.
+	BUNDLE_IMG_BASE=$(or $(BUNDLE_IMG_BASE),$(IMAGE_TAG_BASE)-bundle) $(OLM_SH) catalog-build $(CATALOG_IMG) $(CATALOG_VERSIONS)
+
+.PHONY: test-olm
+test-olm: olm-install ## OLM end to end: run bundle, Subscription, upgrades 0.1.0->0.2.0, scorecard in the cluster (`make cluster-up` first).
+	@# an operator deployed with `make deploy` (test-e2e) would fight the one OLM installs
+	$(MAKE) -s undeploy ignore-not-found=true KUBECONFIG=$(LOCAL_KUBECONFIG) KUBECTL=$(LOCAL_KUBECTL) >/dev/null 2>&1 || true
+	$(OLM_SH) test
+
+.PHONY: helm
+helm: $(HELM) ## Build helm (hack/tools/operator-sdk) for hack/olm/render-manifests.sh.
+
 ##@ Bundle (OLM)
 
 # createdAt of the CSV. operator-sdk stamps the current time on every run; pinning it keeps
@@ -255,6 +287,7 @@ $(LOCALBIN):
 KUBECTL ?= kubectl
 OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk
 SCORECARD_TEST ?= $(LOCALBIN)/scorecard-test
+HELM ?= $(LOCALBIN)/helm
 KUSTOMIZE ?= $(LOCALBIN)/kustomize
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
 ENVTEST ?= $(LOCALBIN)/setup-envtest
@@ -297,6 +330,9 @@ $(OPERATOR_SDK): hack/tools/operator-sdk/go.mod | $(LOCALBIN)
 $(SCORECARD_TEST): hack/tools/operator-sdk/go.mod | $(LOCALBIN)
 	cd hack/tools/operator-sdk && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -tags=containers_image_openpgp \
 		-ldflags "$(OPERATOR_SDK_LDFLAGS)" -o $@ $(OPERATOR_SDK_PKG)/images/scorecard-test
+# helm renders OLM's chart (hack/olm/render-manifests.sh); it shares operator-sdk's module, which needs it anyway.
+$(HELM): hack/tools/operator-sdk/go.mod | $(LOCALBIN)
+	cd hack/tools/operator-sdk && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags "-s -w" -o $@ helm.sh/helm/v3/cmd/helm
 
 # build-tool builds package $(2) from the pinned tools module into $(1).
 define build-tool

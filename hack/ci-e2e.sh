@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # hack/ci-e2e.sh: what CI runs for the end-to-end tests on a real node.
-#   0. install packages and build binaries (cached), 1. snapshot the host, 2. bring the local cluster up, 3. make test-e2e (builds and loads the images,
-#   deploys the operator, runs test/e2e), 4. always take the cluster down and check that the host is
-#   exactly as before (hack/host-snapshot.sh). Exit status: non-zero if any step failed.
+#   0. install packages and build binaries (cached), 1. snapshot the host, 2. bring the local cluster up,
+#   3. make test-e2e (builds and loads the images, deploys the operator, runs test/e2e), 4. make test-olm
+#   (OLM installed from source, run bundle, Subscription, upgrades, scorecard: test/olm), 5. always take
+#   the cluster down and check that the host is exactly as before (hack/host-snapshot.sh).
+#   Exit status: non-zero if any step failed.
 # Needs root, Go, Debian apt (first run) and the Go module proxy (first run: ~20 min of builds, cached
 # in ~/.cache/webapp-operator and the Go build cache afterwards).
 set -euo pipefail
@@ -25,6 +27,8 @@ finish() {
 # machine, what the snapshot can read, e.g. iptables-save)
 log "prepare (cold: ~25 min of builds; cached: seconds)"
 hack/local-cluster.sh prepare
+log "OLM binaries and busybox (cold: ~10 min; cached: seconds)"
+hack/olm.sh build
 # the host as it is before anything of ours runs (a leftover cluster from an earlier job is taken
 # down first, so that the comparison is against a clean host)
 hack/local-cluster.sh down >/dev/null 2>&1 || true
@@ -35,3 +39,5 @@ log "cluster up"
 hack/local-cluster.sh up
 log "end-to-end tests"
 make test-e2e
+log "OLM: install from source, run bundle, Subscription, upgrades, scorecard in the cluster"
+make test-olm

@@ -491,5 +491,12 @@ case "${1:-}" in
     running containerd || die "the cluster is not up"
     load_images "$@"
     ;;
-  *) echo "usage: $0 prepare|up|down|status|env|load-image TARBALL..." >&2; exit 2 ;;
+  forget-images)
+    # the node forgets these image references, so that the next pod pulls them again from the registry:
+    # images pushed anew under the same tag are otherwise not pulled (IfNotPresent)
+    shift
+    running containerd || die "the cluster is not up"
+    for r in "$@"; do ctr_ images rm "$r" >/dev/null 2>&1 || true; done
+    ;;
+  *) echo "usage: $0 prepare|up|down|status|env|load-image TARBALL...|forget-images REF..." >&2; exit 2 ;;
 esac

@@ -11,7 +11,9 @@ import (
 
 // One port answers both plain HTTP and HTTPS, with the same handler.
 func TestSniffListenerServesPlainAndTLS(t *testing.T) {
-	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok "+r.URL.Path) })
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "ok "+r.URL.Path)
+	})
 	// a throwaway certificate: httptest's
 	tlsSrv := httptest.NewTLSServer(handler)
 	defer tlsSrv.Close()
@@ -22,7 +24,8 @@ func TestSniffListenerServesPlainAndTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := &http.Server{Handler: handler}
-	go func() { _ = srv.Serve(&sniffListener{Listener: ln, config: &tls.Config{Certificates: []tls.Certificate{cert}}}) }()
+	sniffing := &sniffListener{Listener: ln, config: &tls.Config{Certificates: []tls.Certificate{cert}}}
+	go func() { _ = srv.Serve(sniffing) }()
 	defer func() { _ = srv.Close() }()
 
 	plain := &http.Client{}

@@ -1,0 +1,166 @@
+package olm
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+)
+
+// expectOnlyCSV waits until the namespace holds exactly the CSV of version, in phase Succeeded: after an
+// upgrade the replaced CSV must be gone, not left beside the new one.
+func expectOnlyCSV(ns, version string) {
+	want := "webapp-operator.v" + version
+	Eventually(func(g Gomega) {
+		var list operatorsv1alpha1.ClusterServiceVersionList
+		g.Expect(k8s.List(ctx, &list, client.InNamespace(ns))).To(Succeed())
+		names := map[string]operatorsv1alpha1.ClusterServiceVersionPhase{}
+		for _, csv := range list.Items {
+			names[csv.Name] = csv.Status.Phase
+		}
+		g.Expect(names).To(Equal(map[string]operatorsv1alpha1.ClusterServiceVersionPhase{
+			want: operatorsv1alpha1.CSVPhaseSucceeded}))
+	}).Should(Succeed(), "CSV %s Succeeded and alone in %s", want, ns)
+}
+
+// expectOperatorImage waits until the operator Deployment OLM made runs version's image, rolled out.
+func expectOperatorImage(ns, version string) {
+	Eventually(func(g Gomega) {
+		var d appsv1.Deployment
+		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "webapp-operator-controller-manager"}, &d)).To(Succeed())
+		g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(operatorImgBase + ":v" + version))
+		g.Expect(d.Status.ObservedGeneration).To(Equal(d.Generation))
+		g.Expect(d.Status.UpdatedReplicas).To(Equal(ptr.Deref(d.Spec.Replicas, 1)))
+		g.Expect(d.Status.AvailableReplicas).To(Equal(ptr.Deref(d.Spec.Replicas, 1)))
+	}).Should(Succeed(), "the operator in %s runs %s", ns, version)
+}
+
+// createDemo creates a WebApp serving the demo app with two replicas, so that one pod at a time can
+// go without a failed request.
+func createDemo(ns string) *webappv1.WebApp {
+	wa := &webappv1.WebApp{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "demo"},
+		Spec: webappv1.WebAppSpec{
+			Image:       demoImageBase + ":v1",
+			Replicas:    ptr.To[int32](2),
+			Port:        8080,
+			HealthCheck: &webappv1.HealthCheck{Path: "/healthz"},
+		},
+	}
+	Expect(k8s.Create(ctx, wa)).To(Succeed())
+	return wa
+}
+
+// expectReady waits until the operator reports the WebApp Ready for its current generation.
+func expectReady(wa *webappv1.WebApp) {
+	Eventually(func(g Gomega) {
+		var got webappv1.WebApp
+		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(wa), &got)).To(Succeed())
+		g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
+		ready := meta.FindStatusCondition(got.Status.Conditions, webappv1.ConditionReady)
+		g.Expect(ready).NotTo(BeNil())
+		g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), "%s: %s", ready.Reason, ready.Message)
+	}).Should(Succeed(), "WebApp %s/%s Ready", wa.Namespace, wa.Name)
+}
+
+// children are the UIDs and generations of the WebApp's Deployment and Service: an upgrade of the
+// operator must neither recreate them nor roll the pods.
+type children struct {
+	deployment, service types.UID
+	generation          int64
+}
+
+func childrenOf(wa *webappv1.WebApp) children {
+	var d appsv1.Deployment
+	var s corev1.Service
+	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(wa), &d)).To(Succeed())
+	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(wa), &s)).To(Succeed())
+	return children{deployment: d.UID, service: s.UID, generation: d.Generation}
+}
+
+// prober sends a GET to the WebApp's Service every interval and counts the answers, from the start
+// of an upgrade to its end.
+type prober struct {
+	mu         sync.Mutex
+	ok, failed int
+	firstFails []string
+	stop       context.CancelFunc
+	done       chan struct{}
+}
+
+func startProber(wa *webappv1.WebApp, interval time.Duration) *prober {
+	var svc corev1.Service
+	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(wa), &svc)).To(Succeed())
+	url := fmt.Sprintf("http://%s:%d/", svc.Spec.ClusterIP, svc.Spec.Ports[0].Port)
+	// a new connection per request: kube-proxy balances each one anew, so every endpoint is probed
+	hc := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	pctx, stop := context.WithCancel(ctx)
+	p := &prober{stop: stop, done: make(chan struct{})}
+	go func() {
+		defer GinkgoRecover()
+		defer close(p.done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-pctx.Done():
+				return
+			case <-t.C:
+				p.record(get(hc, url))
+			}
+		}
+	}()
+	return p
+}
+
+func get(hc *http.Client, url string) error {
+	resp, err := hc.Get(url)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return nil
+}
+
+func (p *prober) record(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err == nil {
+		p.ok++
+		return
+	}
+	p.failed++
+	if len(p.firstFails) < 5 {
+		p.firstFails = append(p.firstFails, time.Now().Format(time.TimeOnly)+" "+err.Error())
+	}
+}
+
+// finish stops probing and expects every request to have succeeded.
+func (p *prober) finish() {
+	p.stop()
+	<-p.done
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	By(fmt.Sprintf("the demo app answered %d requests during the upgrade, %d failed", p.ok, p.failed))
+	Expect(p.ok).To(BeNumerically(">", 20), "too few requests to say anything")
+	Expect(p.failed).To(BeZero(), "failed requests: %v", p.firstFails)
+}

@@ -1,0 +1,229 @@
+package olm
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	scapiv1alpha3 "github.com/operator-framework/api/pkg/apis/scorecard/v1alpha3"
+	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+)
+
+// One ordered container: the two ways of installing must not overlap, or two operators would
+// reconcile the same WebApps (run bundle installs for all namespaces).
+var _ = Describe("webapp-operator through OLM", Ordered, func() {
+	Describe("operator-sdk run bundle", runBundle)
+	Describe("a Subscription to the catalog", subscription)
+})
+
+func runBundle() {
+	var ns string
+	var wa *webappv1.WebApp
+
+	BeforeAll(func() {
+		ns = newNamespace("olm-run-bundle")
+		dumpOnFailure(ns)
+	})
+
+	It("installs bundle 0.1.0: the CSV succeeds and a WebApp becomes Ready", func() {
+		out, err := run(operatorSDK, "run", "bundle", bundleImageBase+":v0.1.0", "-n", ns,
+			"--index-image", opmImage, "--decompression-image", busyboxImage, "--use-http", "--timeout", "5m")
+		Expect(err).NotTo(HaveOccurred(), out)
+		expectOnlyCSV(ns, "0.1.0")
+		expectOperatorImage(ns, "0.1.0")
+		wa = createDemo(ns)
+		expectReady(wa)
+	})
+
+	It("upgrades to 0.2.0 with run bundle-upgrade while the WebApp keeps serving", func() {
+		before := childrenOf(wa)
+		p := startProber(wa, 100*time.Millisecond)
+		out, err := run(operatorSDK, "run", "bundle-upgrade", bundleImageBase+":v0.2.0", "-n", ns,
+			"--use-http", "--timeout", "5m")
+		Expect(err).NotTo(HaveOccurred(), out)
+		expectOnlyCSV(ns, "0.2.0")
+		expectOperatorImage(ns, "0.2.0")
+		expectReady(wa)
+		// the new operator has reconciled the WebApp (Ready for its generation) and kept its children
+		Consistently(func() children { return childrenOf(wa) }, 5*time.Second).Should(Equal(before))
+		p.finish()
+	})
+
+	It("is removed by operator-sdk cleanup, WebApps and CRD included", func() {
+		out, err := run(operatorSDK, "cleanup", "webapp-operator", "-n", ns, "--timeout", "3m")
+		Expect(err).NotTo(HaveOccurred(), out)
+		Eventually(func(g Gomega) {
+			var csvs operatorsv1alpha1.ClusterServiceVersionList
+			g.Expect(k8s.List(ctx, &csvs, client.InNamespace(ns))).To(Succeed())
+			g.Expect(csvs.Items).To(BeEmpty())
+		}).Should(Succeed())
+	})
+}
+
+func subscription() {
+	var ns string
+	var wa *webappv1.WebApp
+	catalog := &operatorsv1alpha1.CatalogSource{}
+
+	BeforeAll(func() {
+		ns = newNamespace("olm-subscription")
+		dumpOnFailure(ns)
+	})
+
+	It("installs 0.1.0 from channel stable: the CSV succeeds and a WebApp becomes Ready", func() {
+		*catalog = operatorsv1alpha1.CatalogSource{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "webapp-operator-catalog"},
+			Spec: operatorsv1alpha1.CatalogSourceSpec{SourceType: operatorsv1alpha1.SourceTypeGrpc, Image: catalogV1,
+				DisplayName: "webapp-operator", Publisher: "webapp-operator"},
+		}
+		Expect(k8s.Create(ctx, catalog)).To(Succeed())
+		expectCatalogReady(catalog)
+		Expect(k8s.Create(ctx, &operatorsv1.OperatorGroup{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "webapp-operator"},
+			Spec:       operatorsv1.OperatorGroupSpec{TargetNamespaces: []string{ns}},
+		})).To(Succeed())
+		Expect(k8s.Create(ctx, &operatorsv1alpha1.Subscription{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "webapp-operator"},
+			Spec: &operatorsv1alpha1.SubscriptionSpec{Package: "webapp-operator", Channel: "stable",
+				CatalogSource: catalog.Name, CatalogSourceNamespace: ns,
+				InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic},
+		})).To(Succeed())
+		expectOnlyCSV(ns, "0.1.0")
+		expectOperatorImage(ns, "0.1.0")
+		wa = createDemo(ns)
+		expectReady(wa)
+	})
+
+	It("upgrades to 0.2.0 when the catalog adds it, while the WebApp keeps serving", func() {
+		before := childrenOf(wa)
+		p := startProber(wa, 100*time.Millisecond)
+		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(catalog), catalog)).To(Succeed())
+		catalog.Spec.Image = catalogV2
+		Expect(k8s.Update(ctx, catalog)).To(Succeed())
+		expectOnlyCSV(ns, "0.2.0")
+		expectOperatorImage(ns, "0.2.0")
+		Eventually(func(g Gomega) {
+			var sub operatorsv1alpha1.Subscription
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "webapp-operator"}, &sub)).To(Succeed())
+			g.Expect(sub.Status.InstalledCSV).To(Equal("webapp-operator.v0.2.0"))
+			g.Expect(sub.Status.State).To(BeEquivalentTo(operatorsv1alpha1.SubscriptionStateAtLatest))
+		}).Should(Succeed())
+		expectReady(wa)
+		Consistently(func() children { return childrenOf(wa) }, 5*time.Second).Should(Equal(before))
+		p.finish()
+	})
+
+	Describe("operator-sdk scorecard in the cluster", func() {
+		var config string
+
+		BeforeAll(func() {
+			config = scorecardConfig(filepath.Join(GinkgoT().TempDir(), "config.yaml"), "--image="+demoImageBase+":v1")
+			createScorecardAccount(ns)
+		})
+
+		It("passes the six built-in tests and webapp-operator's own sample-becomes-ready", func() {
+			results := scorecard(ns, config)
+			Expect(results).To(HaveLen(7))
+			for name, r := range results {
+				Expect(r.State).To(Equal(scapiv1alpha3.PassState), "%s: %v\n%s", name, r.Errors, r.Log)
+			}
+			Expect(results).To(HaveKey("sample-becomes-ready"))
+			Expect(results["sample-becomes-ready"].Log).To(ContainSubstring("Ready after"))
+		})
+
+		It("fails sample-becomes-ready with the reason when the sample cannot start", func() {
+			broken := scorecardConfig(filepath.Join(GinkgoT().TempDir(), "config.yaml"),
+				"--image="+demoImageBase+":does-not-exist", "--timeout=40s")
+			results := scorecard(ns, broken, "--selector", "test=sample-becomes-ready")
+			Expect(results).To(HaveLen(1))
+			r := results["sample-becomes-ready"]
+			Expect(r.State).To(Equal(scapiv1alpha3.FailState))
+			Expect(r.Errors).To(HaveLen(1))
+			Expect(r.Errors[0]).To(ContainSubstring("did not become Ready within 40s"))
+			Expect(r.Errors[0]).To(MatchRegexp(`PodFailing: pod \S+: (ErrImagePull|ImagePullBackOff)`))
+		})
+	})
+}
+
+func expectCatalogReady(cs *operatorsv1alpha1.CatalogSource) {
+	Eventually(func(g Gomega) {
+		var got operatorsv1alpha1.CatalogSource
+		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(cs), &got)).To(Succeed())
+		g.Expect(got.Status.GRPCConnectionState).NotTo(BeNil())
+		g.Expect(got.Status.GRPCConnectionState.LastObservedState).To(Equal("READY"))
+	}).Should(Succeed(), "CatalogSource %s READY", cs.Name)
+}
+
+// scorecardConfig writes the bundle's scorecard config with the images of the local registry, and
+// ownArgs appended to webapp-operator's own test (the sample's public image cannot be pulled here).
+func scorecardConfig(path string, ownArgs ...string) string {
+	data, err := os.ReadFile(filepath.Join(bundleDir, "tests", "scorecard", "config.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	var cfg scapiv1alpha3.Configuration
+	Expect(yaml.Unmarshal(data, &cfg)).To(Succeed())
+	for i := range cfg.Stages {
+		for j := range cfg.Stages[i].Tests {
+			t := &cfg.Stages[i].Tests[j]
+			switch {
+			case strings.Contains(t.Image, "/scorecard-test:"):
+				t.Image = scorecardImage
+			case strings.Contains(t.Image, "-scorecard:"):
+				t.Image = ownTestImage
+				t.Entrypoint = append(t.Entrypoint, ownArgs...)
+			default:
+				Fail("unexpected scorecard test image " + t.Image)
+			}
+		}
+	}
+	out, err := yaml.Marshal(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(os.WriteFile(path, out, 0o644)).To(Succeed())
+	return path
+}
+
+// createScorecardAccount gives scorecard's test pods a ServiceAccount that may manage WebApps in ns,
+// which webapp-operator's own test needs (docs/olm.md shows the same for users).
+func createScorecardAccount(ns string) {
+	meta := metav1.ObjectMeta{Namespace: ns, Name: "webapp-scorecard"}
+	Expect(k8s.Create(ctx, &corev1.ServiceAccount{ObjectMeta: meta})).To(Succeed())
+	Expect(k8s.Create(ctx, &rbacv1.Role{
+		ObjectMeta: meta,
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{webappv1.GroupVersion.Group}, Resources: []string{"webapps"},
+			Verbs: []string{"get", "list", "watch", "create", "delete"}}},
+	})).To(Succeed())
+	Expect(k8s.Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: meta,
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "webapp-scorecard"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: "webapp-scorecard"}},
+	})).To(Succeed())
+}
+
+// scorecard runs operator-sdk scorecard on the bundle in ns and returns the results by test name.
+func scorecard(ns, config string, extra ...string) map[string]scapiv1alpha3.TestResult {
+	args := append([]string{"scorecard", bundleDir, "--config", config, "-n", ns, "-s", "webapp-scorecard",
+		"--storage-image", busyboxImage, "--untar-image", busyboxImage, "--wait-time", "300s", "-o", "json"}, extra...)
+	out, _ := run(operatorSDK, args...) // non-zero when a test fails: the JSON tells which
+	start := strings.Index(out, "{")
+	Expect(start).To(BeNumerically(">=", 0), "no JSON in scorecard's output")
+	var list scapiv1alpha3.TestList
+	Expect(json.Unmarshal([]byte(out[start:]), &list)).To(Succeed(), out)
+	results := map[string]scapiv1alpha3.TestResult{}
+	for _, t := range list.Items {
+		for _, r := range t.Status.Results {
+			results[r.Name] = r
+		}
+	}
+	return results
+}

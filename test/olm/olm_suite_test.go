@@ -1,0 +1,151 @@
+// Package olm tests how users get webapp-operator: through OLM, on the real local cluster.
+//
+//	make cluster-up test-olm
+//
+// `make test-olm` builds and pushes every image to the cluster's registry (hack/olm.sh images), installs
+// OLM (hack/olm.sh install), builds the two catalogs and runs this suite inside the node's network
+// namespace, where the registry, the API server and ClusterIPs are all reachable. The specs run in order:
+//
+//  1. `operator-sdk run bundle` installs 0.1.0 (CSV Succeeded, a WebApp Ready), `run bundle-upgrade`
+//     moves it to 0.2.0 while the WebApp's Service answers every request, then `operator-sdk cleanup`;
+//  2. a CatalogSource, an OperatorGroup and a Subscription on channel stable install 0.1.0; pointing
+//     the CatalogSource at the catalog that adds 0.2.0 upgrades the operator, again without a failed request;
+//  3. `operator-sdk scorecard ./bundle` runs the six built-in tests and webapp-operator's own test in
+//     the cluster, and the own test fails with a readable reason when the sample cannot become Ready.
+package olm
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/rand"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/config"
+
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+)
+
+// Images and binaries, as hack/olm.sh env prints them (the Makefile passes them on).
+var (
+	operatorSDK     = envOr("OPERATOR_SDK", "operator-sdk")
+	kubectl         = envOr("KUBECTL", "kubectl")
+	opmImage        = mustEnv("OPM_IMG")
+	busyboxImage    = mustEnv("BUSYBOX_IMG")
+	bundleImageBase = mustEnv("BUNDLE_IMG_BASE")
+	operatorImgBase = mustEnv("OPERATOR_IMG_BASE")
+	demoImageBase   = mustEnv("DEMO_IMG_BASE")
+	scorecardImage  = mustEnv("SCORECARD_TEST_IMG")
+	ownTestImage    = mustEnv("WEBAPP_SCORECARD_IMG")
+	catalogV1       = mustEnv("CATALOG_V1_IMG") // webapp-operator 0.1.0
+	catalogV2       = mustEnv("CATALOG_V2_IMG") // 0.1.0 and 0.2.0, which replaces it
+	bundleDir       = envOr("BUNDLE_DIR", "../../bundle")
+)
+
+var (
+	ctx    context.Context
+	cancel context.CancelFunc
+	k8s    client.Client
+	scheme = runtime.NewScheme()
+)
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func mustEnv(key string) string {
+	v := os.Getenv(key)
+	if v == "" {
+		v = "MISSING-" + key // reported by BeforeSuite, with the way to run the suite
+	}
+	return v
+}
+
+func TestOLM(t *testing.T) {
+	RegisterFailHandler(Fail)
+	SetDefaultEventuallyTimeout(4 * time.Minute)
+	SetDefaultEventuallyPollingInterval(time.Second)
+	RunSpecs(t, "OLM suite (local cluster)")
+}
+
+var _ = BeforeSuite(func() {
+	for _, v := range []string{opmImage, busyboxImage, bundleImageBase, operatorImgBase, demoImageBase, scorecardImage,
+		ownTestImage, catalogV1, catalogV2} {
+		Expect(v).NotTo(HavePrefix("MISSING-"), "run the suite with `make test-olm`, which sets the image variables")
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+	Expect(webappv1.AddToScheme(scheme)).To(Succeed())
+	Expect(operatorsv1alpha1.AddToScheme(scheme)).To(Succeed())
+	Expect(operatorsv1.AddToScheme(scheme)).To(Succeed())
+	cfg, err := config.GetConfig()
+	Expect(err).NotTo(HaveOccurred())
+	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
+	Expect(err).NotTo(HaveOccurred())
+})
+
+var _ = AfterSuite(func() {
+	if cancel != nil {
+		cancel()
+	}
+})
+
+// newNamespace creates a namespace for one spec and waits for its default ServiceAccount.
+func newNamespace(prefix string) string {
+	ns := prefix + "-" + rand.String(5)
+	Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	Eventually(func() error {
+		return k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, &corev1.ServiceAccount{})
+	}).Should(Succeed())
+	DeferCleanup(func() {
+		if os.Getenv("OLM_KEEP_NAMESPACES") == "" {
+			_ = k8s.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+		}
+	})
+	return ns
+}
+
+// run executes a command, streams its output into the spec's log and returns it.
+func run(name string, args ...string) (string, error) {
+	_, _ = fmt.Fprintf(GinkgoWriter, "\n$ %s %s\n", name, strings.Join(args, " "))
+	cmd := exec.CommandContext(ctx, name, args...)
+	out, err := cmd.CombinedOutput()
+	_, _ = GinkgoWriter.Write(out)
+	return string(out), err
+}
+
+// dumpOnFailure prints what explains an OLM failure: the OLM objects of the namespace, its pods and
+// events, and the logs of OLM's operators.
+func dumpOnFailure(namespaces ...string) {
+	DeferCleanup(func() {
+		if !CurrentSpecReport().Failed() {
+			return
+		}
+		dump := func(args ...string) { _, _ = run(kubectl, args...) }
+		for _, ns := range namespaces {
+			dump("-n", ns, "get", "csv,subscriptions,installplans,catalogsources,operatorgroups,deploy,pods,webapps,jobs",
+				"-o", "wide")
+			dump("-n", ns, "get", "events", "--sort-by=.lastTimestamp")
+			dump("-n", ns, "get", "csv,subscriptions,installplans,catalogsources", "-o", "yaml")
+			dump("-n", ns, "logs", "-l", "control-plane=controller-manager", "--tail=100", "--prefix")
+		}
+		dump("-n", "olm", "get", "pods", "-o", "wide")
+		dump("-n", "olm", "logs", "deploy/catalog-operator", "--tail=80")
+		dump("-n", "olm", "logs", "deploy/olm-operator", "--tail=80")
+	})
+}
