@@ -71,7 +71,7 @@ envtest-assets: setup-envtest ## Build the envtest control plane from source (ca
 .PHONY: test
 test: manifests generate fmt vet envtest-assets scorecard-test ## Run unit, bundle and integration (envtest) tests.
 	KUBEBUILDER_ASSETS="$$($(MAKE) -s envtest-assets)" SCORECARD_TEST=$(SCORECARD_TEST) \
-		go test $$(go list ./... | grep -v /test/e2e) -coverprofile cover.out
+		go test $$(go list ./... | grep -v -e /test/e2e -e /test/olm) -coverprofile cover.out
 
 .PHONY: fuzz
 fuzz: ## Fuzz the renderer for FUZZTIME (default 30s).
