@@ -38,6 +38,26 @@ func expectOnlyCSV(ns, version string) {
 	}).Should(Succeed(), "CSV %s Succeeded and alone in %s", want, ns)
 }
 
+// expectRunning waits until version is the namespace's only CSV and its operator runs.
+func expectRunning(ns, version string) {
+	expectOnlyCSV(ns, version)
+	expectOperatorImage(ns, version)
+}
+
+// upgradeKeepsServing runs upgrade (whatever makes OLM move to version) while a prober sends a request
+// to the WebApp's Service every 100 ms. Once the new operator runs and reports the WebApp Ready for its
+// generation, no request may have failed and the WebApp's children must be the same objects, at the
+// same generation: the upgrade neither recreated them nor rolled the pods.
+func upgradeKeepsServing(wa *webappv1.WebApp, version string, upgrade func()) {
+	before := childrenOf(wa)
+	p := startProber(wa, 100*time.Millisecond)
+	upgrade()
+	expectRunning(wa.Namespace, version)
+	expectReady(wa)
+	Consistently(func() children { return childrenOf(wa) }, 5*time.Second).Should(Equal(before))
+	p.finish()
+}
+
 // expectOperatorImage waits until the operator Deployment OLM made runs version's image, rolled out.
 func expectOperatorImage(ns, version string) {
 	Eventually(func(g Gomega) {

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -41,24 +40,17 @@ func runBundle() {
 		out, err := run(operatorSDK, "run", "bundle", bundleImageBase+":v0.1.0", "-n", ns,
 			"--index-image", opmImage, "--decompression-image", busyboxImage, "--use-http", "--timeout", "5m")
 		Expect(err).NotTo(HaveOccurred(), out)
-		expectOnlyCSV(ns, "0.1.0")
-		expectOperatorImage(ns, "0.1.0")
+		expectRunning(ns, "0.1.0")
 		wa = createDemo(ns)
 		expectReady(wa)
 	})
 
 	It("upgrades to 0.2.0 with run bundle-upgrade while the WebApp keeps serving", func() {
-		before := childrenOf(wa)
-		p := startProber(wa, 100*time.Millisecond)
-		out, err := run(operatorSDK, "run", "bundle-upgrade", bundleImageBase+":v0.2.0", "-n", ns,
-			"--use-http", "--timeout", "5m")
-		Expect(err).NotTo(HaveOccurred(), out)
-		expectOnlyCSV(ns, "0.2.0")
-		expectOperatorImage(ns, "0.2.0")
-		expectReady(wa)
-		// the new operator has reconciled the WebApp (Ready for its generation) and kept its children
-		Consistently(func() children { return childrenOf(wa) }, 5*time.Second).Should(Equal(before))
-		p.finish()
+		upgradeKeepsServing(wa, "0.2.0", func() {
+			out, err := run(operatorSDK, "run", "bundle-upgrade", bundleImageBase+":v0.2.0", "-n", ns,
+				"--use-http", "--timeout", "5m")
+			Expect(err).NotTo(HaveOccurred(), out)
+		})
 	})
 
 	It("is removed by operator-sdk cleanup, WebApps and CRD included", func() {
@@ -100,29 +92,23 @@ func subscription() {
 				CatalogSource: catalog.Name, CatalogSourceNamespace: ns,
 				InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic},
 		})).To(Succeed())
-		expectOnlyCSV(ns, "0.1.0")
-		expectOperatorImage(ns, "0.1.0")
+		expectRunning(ns, "0.1.0")
 		wa = createDemo(ns)
 		expectReady(wa)
 	})
 
 	It("upgrades to 0.2.0 when the catalog adds it, while the WebApp keeps serving", func() {
-		before := childrenOf(wa)
-		p := startProber(wa, 100*time.Millisecond)
-		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(catalog), catalog)).To(Succeed())
-		catalog.Spec.Image = catalogV2
-		Expect(k8s.Update(ctx, catalog)).To(Succeed())
-		expectOnlyCSV(ns, "0.2.0")
-		expectOperatorImage(ns, "0.2.0")
+		upgradeKeepsServing(wa, "0.2.0", func() {
+			Expect(k8s.Get(ctx, client.ObjectKeyFromObject(catalog), catalog)).To(Succeed())
+			catalog.Spec.Image = catalogV2
+			Expect(k8s.Update(ctx, catalog)).To(Succeed())
+		})
 		Eventually(func(g Gomega) {
 			var sub operatorsv1alpha1.Subscription
 			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "webapp-operator"}, &sub)).To(Succeed())
 			g.Expect(sub.Status.InstalledCSV).To(Equal("webapp-operator.v0.2.0"))
 			g.Expect(sub.Status.State).To(BeEquivalentTo(operatorsv1alpha1.SubscriptionStateAtLatest))
 		}).Should(Succeed())
-		expectReady(wa)
-		Consistently(func() children { return childrenOf(wa) }, 5*time.Second).Should(Equal(before))
-		p.finish()
 	})
 
 	Describe("operator-sdk scorecard in the cluster", func() {
