@@ -129,6 +129,10 @@ func startProber(wa *webappv1.WebApp, interval time.Duration) *prober {
 	url := fmt.Sprintf("http://%s:%d/", svc.Spec.ClusterIP, svc.Spec.Ports[0].Port)
 	// a new connection per request: kube-proxy balances each one anew, so every endpoint is probed
 	hc := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	// kube-proxy programs a new Service's endpoints a moment after its pods are Ready: count only from
+	// the first answer on, so that what is measured is the upgrade, not the Service's start
+	Eventually(func() error { return get(hc, url) }).WithPolling(100*time.Millisecond).Should(Succeed(),
+		"the demo app answers through its Service before the upgrade")
 	pctx, stop := context.WithCancel(ctx)
 	p := &prober{stop: stop, done: make(chan struct{})}
 	go func() {
