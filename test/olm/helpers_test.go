@@ -127,8 +127,9 @@ func startProber(wa *webappv1.WebApp, interval time.Duration) *prober {
 	var svc corev1.Service
 	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(wa), &svc)).To(Succeed())
 	url := fmt.Sprintf("http://%s:%d/", svc.Spec.ClusterIP, svc.Spec.Ports[0].Port)
-	// a new connection per request: kube-proxy balances each one anew, so every endpoint is probed
-	hc := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	// a new connection per request: kube-proxy balances each one anew, so every endpoint is probed.
+	// 5 s: a starved 2-core machine can be slow to answer; a real outage refuses or resets.
+	hc := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	// kube-proxy programs a new Service's endpoints a moment after its pods are Ready: count only from
 	// the first answer on, so that what is measured is the upgrade, not the Service's start
 	Eventually(func() error { return get(hc, url) }).WithPolling(100*time.Millisecond).Should(Succeed(),
