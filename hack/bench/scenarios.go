@@ -124,17 +124,11 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 			Spec: webappv1.WebAppSpec{Image: imageV1, Replicas: ptr.To[int32](1)}}
 		return retry(ctx, func() error { return h.cl.Create(ctx, app) })
 	}
-	lat, total, err := h.timed(ctx, &webappv1.WebApp{}, ks, webAppReady(imageV1), check, create)
-	if err != nil {
+	var after snapshot
+	if res.Create, after, err = h.webAppPhase(ctx, op, before, ks, imageV1, check, create); err != nil {
 		return fail("create", err)
 	}
-	after, err := op.settle(ctx, h.opts.Timeout, check)
-	if err != nil {
-		return fail("create", err)
-	}
-	res.Create = measure(before, after)
-	res.Create.Latency, res.Create.Total = lat, total
-	step("[%s]    all Ready in %s", tag, total.Round(time.Millisecond))
+	step("[%s]    all Ready in %s", tag, res.Create.Total.Round(time.Millisecond))
 
 	// 2a. steady state: nothing changes, so the operator must not write.
 	step("[%s] 2. steady state for %s", tag, h.opts.Steady)
@@ -189,17 +183,11 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 		app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 		return retry(ctx, func() error { return h.cl.Patch(ctx, app, patch) })
 	}
-	lat, total, err = h.timed(ctx, &webappv1.WebApp{}, ks, webAppReady(imageV2), check, change)
-	if err != nil {
+	var updated snapshot
+	if res.Update, updated, err = h.webAppPhase(ctx, op, resynced, ks, imageV2, check, change); err != nil {
 		return fail("image change", err)
 	}
-	updated, err := op.settle(ctx, h.opts.Timeout, check)
-	if err != nil {
-		return fail("image change", err)
-	}
-	res.Update = measure(resynced, updated)
-	res.Update.Latency, res.Update.Total = lat, total
-	step("[%s]    all rolled and Ready in %s", tag, total.Round(time.Millisecond))
+	step("[%s]    all rolled and Ready in %s", tag, res.Update.Total.Round(time.Millisecond))
 
 	// 4. delete every WebApp, until no child (Deployment, Service, pod) is left.
 	step("[%s] 4. delete %d WebApps", tag, spec.N)
@@ -212,7 +200,7 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 	if err != nil {
 		return fail("delete", err)
 	}
-	total, err = h.waitGone(ctx, start, check)
+	total, err := h.waitGone(ctx, start, check)
 	if err != nil {
 		return fail("delete", err)
 	}
@@ -224,6 +212,23 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 	res.Delete.Total = total
 	step("[%s]    nothing left after %s", tag, total.Round(time.Millisecond))
 	return res
+}
+
+// webAppPhase acts on every WebApp and times it until each is Ready with image; it counts the
+// operator's work from before until the operator is idle again, which it returns.
+func (h *harness) webAppPhase(ctx context.Context, op *operatorProc, before snapshot, ks []string, image string,
+	check func() error, act func(context.Context, string) error) (phase, snapshot, error) {
+	lat, total, err := h.timed(ctx, &webappv1.WebApp{}, ks, webAppReady(image), check, act)
+	if err != nil {
+		return phase{}, snapshot{}, err
+	}
+	after, err := op.settle(ctx, h.opts.Timeout, check)
+	if err != nil {
+		return phase{}, snapshot{}, err
+	}
+	p := measure(before, after)
+	p.Latency, p.Total = lat, total
+	return p, after, nil
 }
 
 // timed acts on every key with the harness's workers and waits until the informer of obj saw
