@@ -210,7 +210,7 @@ bench: ## Scale benchmark: builds the control plane, kwok and the manager if nee
 		-kwok-version $(KWOK_VERSION) -commit "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" $(BENCH_ARGS)
 
 .PHONY: bench-smoke
-bench-smoke: ## The benchmark at N=100 with a 20 s steady state, to keep the harness working (about 2 min).
+bench-smoke: ## The benchmark at N=100 with a 20 s steady state, to keep the harness working (about 1.5 min).
 	$(MAKE) bench BENCH_N=100 BENCH_CONCURRENCY=4 BENCH_QPS=50 BENCH_UNRELATED=0 BENCH_STEADY=20s
 
 ##@ Bundle (OLM)
