@@ -10,6 +10,7 @@
 # Env:   K8S_VERSION (v1.37.2)  ETCD_VERSION (v3.7.3)  WITH_KCM=1 also builds kube-controller-manager
 #        WITH_NODE=1 also builds kube-controller-manager, kube-scheduler, kube-proxy and kubelet (the
 #        node binaries of hack/local-cluster.sh), into the same folder so every clone shares one copy
+#        WITH_SCHED=1 also builds kube-controller-manager and kube-scheduler (the scale benchmark, hack/bench)
 # Idempotent: returns at once when every binary is already there. Cold: ~13 min on 2 idle cores; warm GOCACHE: ~20 s.
 set -euo pipefail
 BIN_DIR=$(mkdir -p "${1:?usage: $0 BIN_DIR}" && cd "$1" && pwd)
@@ -18,8 +19,9 @@ ETCD_VERSION=${ETCD_VERSION:-v3.7.3}
 STAGING_VERSION=v0.${K8S_VERSION#v1.}
 DEST="$BIN_DIR/k8s/${K8S_VERSION#v}-$(go env GOOS)-$(go env GOARCH)"
 WANT="kube-apiserver etcd kubectl"
-[ -n "${WITH_KCM:-}${WITH_NODE:-}" ] && WANT="$WANT kube-controller-manager"
-[ -n "${WITH_NODE:-}" ] && WANT="$WANT kube-scheduler kube-proxy kubelet"
+[ -n "${WITH_KCM:-}${WITH_NODE:-}${WITH_SCHED:-}" ] && WANT="$WANT kube-controller-manager"
+[ -n "${WITH_NODE:-}${WITH_SCHED:-}" ] && WANT="$WANT kube-scheduler"
+[ -n "${WITH_NODE:-}" ] && WANT="$WANT kube-proxy kubelet"
 
 have_all() { for b in $WANT; do [ -x "$DEST/$b" ] || return 1; done; }
 if have_all; then echo "$DEST"; exit 0; fi

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// operatorProc is the manager binary running as its own process, so that its memory and CPU are
+// its own and its client metrics count only its requests.
+type operatorProc struct {
+	*child
+	metricsURL string
+	started    time.Time
+}
+
+// controllerName is the WebApp controller's name in the operator's metrics.
+const controllerName = "webapp"
+
+type operatorSettings struct {
+	Concurrency, QPS, Burst int
+}
+
+func startOperator(ctx context.Context, bin, kubeconfig, logPath string, s operatorSettings) (*operatorProc, error) {
+	metricsPort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	probePort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	started := time.Now()
+	ch, err := startChild("operator", logPath, []string{"KUBECONFIG=" + kubeconfig}, bin,
+		"--metrics-bind-address=127.0.0.1:"+strconv.Itoa(metricsPort), "--metrics-secure=false",
+		"--health-probe-bind-address=127.0.0.1:"+strconv.Itoa(probePort),
+		"--max-concurrent-reconciles="+strconv.Itoa(s.Concurrency),
+		"--kube-api-qps="+strconv.Itoa(s.QPS), "--kube-api-burst="+strconv.Itoa(s.Burst))
+	if err != nil {
+		return nil, err
+	}
+	op := &operatorProc{child: ch, started: started,
+		metricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)}
+	readyz := fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort)
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		if gone, err := ch.exited(); gone {
+			return false, err
+		}
+		resp, err := http.Get(readyz)
+		if err != nil {
+			return false, nil
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	})
+	if err != nil {
+		ch.stop()
+		return nil, fmt.Errorf("waiting for the operator to be ready: %w", err)
+	}
+	return op, nil
+}
+
+// scrape reads the operator's metrics.
+func (o *operatorProc) scrape() (metricSet, error) {
+	resp, err := http.Get(o.metricsURL)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("metrics: %s", resp.Status)
+	}
+	s, err := parseMetrics(resp.Body)
+	return metricSet(s), err
+}
+
+// snapshot is the operator's counters and /proc figures at one moment.
+type snapshot struct {
+	at         time.Time
+	requests   map[string]float64
+	reconciles float64
+	depth      float64 // WebApps waiting in the work queue
+	active     float64 // WebApps being reconciled
+	proc       procSample
+}
+
+func (o *operatorProc) snapshot() (snapshot, error) {
+	m, err := o.scrape()
+	if err != nil {
+		return snapshot{}, err
+	}
+	p, err := readProc(o.pid())
+	if err != nil {
+		return snapshot{}, err
+	}
+	return snapshot{
+		at:         time.Now(),
+		requests:   m.requestsByMethod(),
+		reconciles: m.sum("controller_runtime_reconcile_total", map[string]string{"controller": controllerName}),
+		depth:      m.sum("workqueue_depth", map[string]string{"name": controllerName}),
+		active:     m.sum("controller_runtime_active_workers", map[string]string{"controller": controllerName}),
+		proc:       p,
+	}, nil
+}
+
+// settle waits until the operator is idle: nothing queued, nothing being reconciled, and no
+// request sent for a second. The harness's watch can see a WebApp turn Ready before the operator
+// has counted the write that made it so, and events are sent asynchronously; without settling,
+// those requests would land in the next scenario's count.
+func (o *operatorProc) settle(ctx context.Context, timeout time.Duration, check func() error) (snapshot, error) {
+	var last snapshot
+	idle := 0
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
+		if err := check(); err != nil {
+			return false, err
+		}
+		s, err := o.snapshot()
+		if err != nil {
+			return false, nil
+		}
+		quiet := s.depth == 0 && s.active == 0 && last.requests != nil &&
+			sumValues(s.requests) == sumValues(last.requests) && s.reconciles == last.reconciles
+		last = s
+		if !quiet {
+			idle = 0
+			return false, nil
+		}
+		idle++
+		return idle >= 2, nil
+	})
+	return last, err
+}
+
+func sumValues(m map[string]float64) float64 {
+	var t float64
+	for _, v := range m {
+		t += v
+	}
+	return t
+}
+
+// zeroSnapshot stands for a process that has not sent anything yet, for counting from its start.
+func zeroSnapshot(at time.Time) snapshot {
+	return snapshot{at: at, requests: map[string]float64{}}
+}
+
+func operatorLog(dir string, run string, n int) string {
+	return filepath.Join(dir, fmt.Sprintf("operator-%s-%d.log", run, n))
+}

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+)
+
+// table renders a Markdown table with padded columns, readable as plain text too.
+type table struct {
+	head []string
+	rows [][]string
+}
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+func (t table) String() string {
+	width := make([]int, len(t.head))
+	for _, r := range append([][]string{t.head}, t.rows...) {
+		for i, c := range r {
+			if i < len(width) {
+				width[i] = max(width[i], len(c))
+			}
+		}
+	}
+	var b strings.Builder
+	line := func(cells []string) {
+		b.WriteString("|")
+		for i := range width {
+			c := ""
+			if i < len(cells) {
+				c = cells[i]
+			}
+			fmt.Fprintf(&b, " %-*s |", width[i], c)
+		}
+		b.WriteString("\n")
+	}
+	line(t.head)
+	sep := make([]string, len(width))
+	for i, w := range width {
+		sep[i] = strings.Repeat("-", max(3, w))
+	}
+	line(sep)
+	for _, r := range t.rows {
+		line(r)
+	}
+	return b.String()
+}
+
+// secs formats a duration in seconds, with more precision below 10 s.
+func secs(d time.Duration) string {
+	if d < 10*time.Second {
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	}
+	return fmt.Sprintf("%.1f s", d.Seconds())
+}
+
+func mib(b uint64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
+
+func count(v float64) string { return fmt.Sprintf("%.0f", v) }
+
+func rate(n float64, d time.Duration) string {
+	if d <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f/s", n/d.Seconds())
+}
+
+func ratio(a, b time.Duration) string {
+	if b <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f×", a.Seconds()/b.Seconds())
+}
+
+// failures lists what breaks the benchmark's one hard rule (an operator that writes while nothing
+// changes) and every run that did not finish.
+func failures(results []runResult) []string {
+	var out []string
+	for _, r := range results {
+		if r.Err != nil {
+			out = append(out, fmt.Sprintf("%s: %v", r.Spec, r.Err))
+			continue
+		}
+		if w := writes(r.Steady.Requests) + writes(r.Resync.Requests); w != 0 {
+			out = append(out, fmt.Sprintf("%s: the operator sent %.0f write requests in steady state and resync, want 0 "+
+				"(steady %v, resync %v)", r.Spec, w, r.Steady.Requests, r.Resync.Requests))
+		}
+	}
+	return out
+}
+
+// report is everything the harness prints and writes to its report file.
+type report struct {
+	Env       []string
+	Ceilings  map[int]phase
+	Results   []runResult
+	Unrelated time.Duration // how long creating the unrelated objects took
+}
+
+func (r report) String() string {
+	var b strings.Builder
+	b.WriteString("### Environment\n\n")
+	for _, e := range r.Env {
+		fmt.Fprintf(&b, "- %s\n", e)
+	}
+	row := func(s runSpec) []string {
+		return []string{fmt.Sprint(s.N), fmt.Sprint(s.Concurrency), fmt.Sprintf("%d/%d", s.QPS, s.Burst),
+			fmt.Sprint(s.Unrelated)}
+	}
+	key := []string{"N", "conc", "qps/burst", "unrelated"}
+
+	lat := table{head: append(append([]string{}, key...), "create p50", "p95", "max", "total", "ceiling", "ratio",
+		"image p50", "p95", "max", "total", "delete total")}
+	steady := table{head: append(append([]string{}, key...), "steady window", "writes", "reconciles/s",
+		"resync time", "resync reconciles", "reconciles/s", "writes")}
+	res := table{head: append(append([]string{}, key...), "create CPU", "steady CPU", "resync CPU", "image CPU",
+		"delete CPU", "RSS after create", "peak RSS 1st proc", "peak RSS 2nd proc")}
+	reqs := table{head: append(append([]string{}, key...), "scenario", "GET", "POST", "PUT", "PATCH", "DELETE", "total")}
+	load := table{head: append(append([]string{}, key...), "wall time", "load avg before", "load avg after", "result")}
+	for _, x := range r.Results {
+		k := row(x.Spec)
+		status := "ok"
+		if x.Err != nil {
+			status = "FAILED: " + x.Err.Error()
+		} else if w := writes(x.Steady.Requests) + writes(x.Resync.Requests); w != 0 {
+			status = fmt.Sprintf("FAILED: %.0f writes in steady state", w)
+		}
+		load.add(append(k, secs(x.Wall), x.LoadBefore, x.LoadAfter, status)...)
+		if x.Err != nil {
+			continue
+		}
+		c, ok := r.Ceilings[x.Spec.N]
+		ceil, rat := "-", "-"
+		if ok {
+			ceil, rat = secs(c.Total), ratio(x.Create.Total, c.Total)
+		}
+		lat.add(append(k, secs(x.Create.Latency.P50), secs(x.Create.Latency.P95), secs(x.Create.Latency.Max),
+			secs(x.Create.Total), ceil, rat, secs(x.Update.Latency.P50), secs(x.Update.Latency.P95),
+			secs(x.Update.Latency.Max), secs(x.Update.Total), secs(x.Delete.Total))...)
+		steady.add(append(k, secs(x.Steady.Elapsed), count(writes(x.Steady.Requests)),
+			rate(x.Steady.Reconciles, x.Steady.Elapsed), secs(x.Resync.Total), count(x.Resync.Reconciles),
+			rate(x.Resync.Reconciles, x.Resync.Total), count(writes(x.Resync.Requests)))...)
+		res.add(append(k, secs(x.Create.CPU), secs(x.Steady.CPU), secs(x.Resync.CPU), secs(x.Update.CPU),
+			secs(x.Delete.CPU), mib(x.Create.RSS), mib(x.Steady.HWM), mib(x.Delete.HWM))...)
+		for _, p := range []struct {
+			name string
+			ph   phase
+		}{
+			{"1 create", x.Create}, {"2 steady", x.Steady}, {"2 resync", x.Resync},
+			{"3 image", x.Update}, {"4 delete", x.Delete},
+		} {
+			m := p.ph.Requests
+			reqs.add(append(k, p.name, count(m["GET"]), count(m["POST"]), count(m["PUT"]), count(m["PATCH"]),
+				count(m["DELETE"]), count(sumValues(m)))...)
+		}
+	}
+	for _, s := range []struct {
+		title string
+		t     table
+	}{
+		{"Latency (scenarios 1, 3, 4; ceiling = the same Deployments and Services created directly)", lat},
+		{"Steady state and forced resync (scenario 2; writes must be 0)", steady},
+		{"Operator CPU time and memory (the resync restarts it: the 2nd process runs resync, image, delete)", res},
+		{"Operator API requests by HTTP method (rest_client_requests_total; GET includes list and watch)", reqs},
+	} {
+		fmt.Fprintf(&b, "\n### %s\n\n%s", s.title, s.t)
+	}
+	fmt.Fprintf(&b, "\n### Runs\n\n%s", load)
+	if r.Unrelated > 0 {
+		fmt.Fprintf(&b, "\nCreating the unrelated Deployments and Services took %s.\n", secs(r.Unrelated))
+	}
+	return b.String()
+}
+
+// environment describes the machine and the versions, for the report.
+func environment(opts options) []string {
+	cpu := "unknown"
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	mem := "unknown"
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var kb uint64
+		if _, err := fmt.Sscanf(string(data), "MemTotal: %d kB", &kb); err == nil {
+			mem = fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
+		}
+	}
+	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	keysN := make([]string, 0, len(opts.N))
+	for _, n := range opts.N {
+		keysN = append(keysN, fmt.Sprint(n))
+	}
+	sort.Strings(keysN)
+	return []string{
+		fmt.Sprintf("date: %s", time.Now().UTC().Format(time.RFC3339)),
+		fmt.Sprintf("machine: %d CPUs (%s), %s RAM, Linux %s", runtime.NumCPU(), cpu, mem, strings.TrimSpace(string(kernel))),
+		fmt.Sprintf("versions: Kubernetes %s, etcd %s, kwok %s, %s, operator %s", opts.K8sVersion, opts.EtcdVersion,
+			opts.KwokVersion, runtime.Version(), opts.Commit),
+		fmt.Sprintf("matrix: N=%s, concurrency=%v, qps=%v (burst 2×qps), unrelated=%d, steady=%s, harness workers=%d",
+			strings.Join(keysN, ","), opts.Concurrency, opts.QPS, opts.Unrelated, opts.Steady, opts.Workers),
+	}
+}
+
+// loadAverage is the 1, 5 and 15 minute load averages, which tell how busy the machine was.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}

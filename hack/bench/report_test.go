@@ -1,0 +1,78 @@
+package main
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTable(t *testing.T) {
+	tb := table{head: []string{"N", "total"}}
+	tb.add("100", "1.50 s")
+	tb.add("5000", "12.0 s")
+	want := "| N    | total  |\n| ---- | ------ |\n| 100  | 1.50 s |\n| 5000 | 12.0 s |\n"
+	if got := tb.String(); got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestFormat(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{secs(1234 * time.Millisecond), "1.23 s"},
+		{secs(83 * time.Second), "83.0 s"},
+		{mib(75 << 20), "75 MiB"},
+		{rate(300, 2*time.Second), "150.0/s"},
+		{rate(1, 0), "-"},
+		{ratio(3*time.Second, 2*time.Second), "1.50×"},
+		{ratio(time.Second, 0), "-"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
+
+func TestFailures(t *testing.T) {
+	ok := runResult{Spec: runSpec{N: 100}, Steady: phase{Requests: map[string]float64{"GET": 3}},
+		Resync: phase{Requests: map[string]float64{"GET": 6}}}
+	writing := runResult{Spec: runSpec{N: 1000}, Steady: phase{Requests: map[string]float64{"PATCH": 1}},
+		Resync: phase{Requests: map[string]float64{"POST": 2}}}
+	broken := runResult{Spec: runSpec{N: 5000}, Err: errors.New("create: timed out")}
+	if got := failures([]runResult{ok}); len(got) != 0 {
+		t.Fatalf("a clean run failed: %v", got)
+	}
+	got := failures([]runResult{ok, writing, broken})
+	if len(got) != 2 || !strings.Contains(got[0], "sent 3 write requests") || !strings.Contains(got[1], "timed out") {
+		t.Fatalf("failures = %q", got)
+	}
+}
+
+func TestReportMarksFailures(t *testing.T) {
+	r := report{
+		Ceilings: map[int]phase{100: {Total: 2 * time.Second}},
+		Results: []runResult{{
+			Spec:   runSpec{N: 100, Concurrency: 4, QPS: 50, Burst: 100},
+			Create: phase{Total: 5 * time.Second},
+			Steady: phase{Requests: map[string]float64{"PATCH": 2}, Elapsed: time.Minute},
+		}},
+	}
+	out := r.String()
+	for _, want := range []string{"FAILED: 2 writes in steady state", "2.50×", "| 2 steady | 0   | 0    | 0   | 2     |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestParseInts(t *testing.T) {
+	got, err := parseInts("100, 1_000,5000")
+	if err != nil || len(got) != 3 || got[1] != 1000 {
+		t.Fatalf("parseInts = %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "x", "0", "-5", "1,,y"} {
+		if _, err := parseInts(bad); err == nil {
+			t.Errorf("parseInts(%q) accepted", bad)
+		}
+	}
+}

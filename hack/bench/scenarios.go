@@ -1,0 +1,320 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/render"
+)
+
+const (
+	imageV1 = "registry.invalid/bench/app:v1"
+	imageV2 = "registry.invalid/bench/app:v2"
+)
+
+// runSpec is one row of the matrix.
+type runSpec struct {
+	N, Concurrency, QPS, Burst, Unrelated int
+}
+
+func (s runSpec) String() string {
+	return fmt.Sprintf("N=%d concurrency=%d qps=%d burst=%d unrelated=%d", s.N, s.Concurrency, s.QPS, s.Burst, s.Unrelated)
+}
+
+// phase is what one scenario measured.
+type phase struct {
+	Total      time.Duration
+	Latency    latency // per object; Count 0 where not measured
+	Requests   map[string]float64
+	Reconciles float64
+	CPU        time.Duration
+	RSS, HWM   uint64
+	Elapsed    time.Duration // wall time of the measurement window
+}
+
+func measure(before, after snapshot) phase {
+	return phase{
+		Requests:   delta(before.requests, after.requests),
+		Reconciles: after.reconciles - before.reconciles,
+		CPU:        after.proc.CPU - before.proc.CPU,
+		RSS:        after.proc.RSS,
+		HWM:        after.proc.HWM,
+		Elapsed:    after.at.Sub(before.at),
+	}
+}
+
+// runResult is one row's measurements.
+type runResult struct {
+	Spec                                   runSpec
+	Create, Steady, Resync, Update, Delete phase
+	LoadBefore, LoadAfter                  string
+	Wall                                   time.Duration
+	Err                                    error
+}
+
+func webAppReady(image string) func(client.Object) bool {
+	return func(o client.Object) bool {
+		app := o.(*webappv1.WebApp)
+		if app.Spec.Image != image || app.Status.ObservedGeneration != app.Generation {
+			return false
+		}
+		c := meta.FindStatusCondition(app.Status.Conditions, webappv1.ConditionReady)
+		return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == app.Generation
+	}
+}
+
+func deploymentAvailable(o client.Object) bool {
+	d := o.(*appsv1.Deployment)
+	want := ptr.Deref(d.Spec.Replicas, 1)
+	s := d.Status
+	return s.ObservedGeneration == d.Generation && s.Replicas == want && s.UpdatedReplicas == want &&
+		s.AvailableReplicas == want && s.ReadyReplicas == want
+}
+
+// run measures scenarios 1-4 for one spec, with the operator as a separate process.
+func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runResult) {
+	res.Spec = spec
+	res.LoadBefore = loadAverage()
+	began := time.Now()
+	defer func() {
+		res.LoadAfter = loadAverage()
+		res.Wall = time.Since(began)
+	}()
+	settings := operatorSettings{Concurrency: spec.Concurrency, QPS: spec.QPS, Burst: spec.Burst}
+	op, err := startOperator(ctx, h.opts.Manager, h.cluster.kubeconfig, operatorLog(h.opts.StateDir, tag, 1), settings)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	defer func() { op.stop() }()
+	check := func() error {
+		if err := h.cluster.check(); err != nil {
+			return err
+		}
+		_, err := op.exited()
+		return err
+	}
+	ks := keys(spec.N)
+	fail := func(scenario string, err error) runResult {
+		res.Err = fmt.Errorf("%s: %w", scenario, err)
+		return res
+	}
+
+	// 1. create every WebApp, until every one is Ready.
+	step("[%s] 1. create %d WebApps", tag, spec.N)
+	before, err := op.snapshot()
+	if err != nil {
+		return fail("create", err)
+	}
+	create := func(ctx context.Context, key string) error {
+		ns, name := splitKey(key)
+		app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: webappv1.WebAppSpec{Image: imageV1, Replicas: ptr.To[int32](1)}}
+		return retry(ctx, func() error { return h.cl.Create(ctx, app) })
+	}
+	var after snapshot
+	if res.Create, after, err = h.webAppPhase(ctx, op, before, ks, imageV1, check, create); err != nil {
+		return fail("create", err)
+	}
+	step("[%s]    all Ready in %s", tag, res.Create.Total.Round(time.Millisecond))
+
+	// 2a. steady state: nothing changes, so the operator must not write.
+	step("[%s] 2. steady state for %s", tag, h.opts.Steady)
+	if err := sleepChecked(ctx, h.opts.Steady, check); err != nil {
+		return fail("steady", err)
+	}
+	steadyEnd, err := op.snapshot()
+	if err != nil {
+		return fail("steady", err)
+	}
+	res.Steady = measure(after, steadyEnd)
+	res.Steady.Total = res.Steady.Elapsed
+
+	// 2b. forced resync: a restarted operator reconciles every WebApp from scratch.
+	step("[%s]    forced resync: restarting the operator", tag)
+	op.stop()
+	op, err = startOperator(ctx, h.opts.Manager, h.cluster.kubeconfig, operatorLog(h.opts.StateDir, tag, 2), settings)
+	if err != nil {
+		return fail("resync", err)
+	}
+	var resynced snapshot
+	drained := func(context.Context) (bool, error) {
+		if err := check(); err != nil {
+			return false, err
+		}
+		s, err := op.snapshot()
+		if err != nil {
+			return false, nil
+		}
+		resynced = s
+		return s.reconciles >= float64(spec.N) && s.depth == 0, nil
+	}
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, h.opts.Timeout, true, drained)
+	if err != nil {
+		return fail("resync", err)
+	}
+	resyncTime := resynced.at.Sub(op.started)
+	// Count what the restarted operator sends until it is idle, so a late write is not missed.
+	if resynced, err = op.settle(ctx, h.opts.Timeout, check); err != nil {
+		return fail("resync", err)
+	}
+	res.Resync = measure(zeroSnapshot(op.started), resynced)
+	res.Resync.Total = resyncTime
+	step("[%s]    %d reconciles in %s, %v writes in steady state and resync", tag, int(res.Resync.Reconciles),
+		res.Resync.Total.Round(time.Millisecond), writes(res.Steady.Requests)+writes(res.Resync.Requests))
+
+	// 3. change the image of every WebApp, until every one rolled and is Ready again.
+	step("[%s] 3. change the image of %d WebApps", tag, spec.N)
+	patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"spec":{"image":%q}}`, imageV2))
+	change := func(ctx context.Context, key string) error {
+		ns, name := splitKey(key)
+		app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		return retry(ctx, func() error { return h.cl.Patch(ctx, app, patch) })
+	}
+	var updated snapshot
+	if res.Update, updated, err = h.webAppPhase(ctx, op, resynced, ks, imageV2, check, change); err != nil {
+		return fail("image change", err)
+	}
+	step("[%s]    all rolled and Ready in %s", tag, res.Update.Total.Round(time.Millisecond))
+
+	// 4. delete every WebApp, until no child (Deployment, Service, pod) is left.
+	step("[%s] 4. delete %d WebApps", tag, spec.N)
+	start := time.Now()
+	err = parallel(ctx, h.opts.Workers, len(ks), func(ctx context.Context, i int) error {
+		ns, name := splitKey(ks[i])
+		app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		return client.IgnoreNotFound(retry(ctx, func() error { return h.cl.Delete(ctx, app) }))
+	})
+	if err != nil {
+		return fail("delete", err)
+	}
+	total, err := h.waitGone(ctx, start, check)
+	if err != nil {
+		return fail("delete", err)
+	}
+	deleted, err := op.settle(ctx, h.opts.Timeout, check)
+	if err != nil {
+		return fail("delete", err)
+	}
+	res.Delete = measure(updated, deleted)
+	res.Delete.Total = total
+	step("[%s]    nothing left after %s", tag, total.Round(time.Millisecond))
+	return res
+}
+
+// webAppPhase acts on every WebApp and times it until each is Ready with image; it counts the
+// operator's work from before until the operator is idle again, which it returns.
+func (h *harness) webAppPhase(ctx context.Context, op *operatorProc, before snapshot, ks []string, image string,
+	check func() error, act func(context.Context, string) error) (phase, snapshot, error) {
+	lat, total, err := h.timed(ctx, &webappv1.WebApp{}, ks, webAppReady(image), check, act)
+	if err != nil {
+		return phase{}, snapshot{}, err
+	}
+	after, err := op.settle(ctx, h.opts.Timeout, check)
+	if err != nil {
+		return phase{}, snapshot{}, err
+	}
+	p := measure(before, after)
+	p.Latency, p.Total = lat, total
+	return p, after, nil
+}
+
+// timed acts on every key with the harness's workers and waits until the informer of obj saw
+// every key satisfy pred.
+func (h *harness) timed(ctx context.Context, obj client.Object, ks []string, pred func(client.Object) bool,
+	check func() error, act func(context.Context, string) error) (latency, time.Duration, error) {
+	inf, err := h.cache.GetInformer(ctx, obj)
+	if err != nil {
+		return latency{}, 0, err
+	}
+	tr := newTracker(ks, pred)
+	stop, err := tr.watch(inf)
+	if err != nil {
+		return latency{}, 0, err
+	}
+	defer stop()
+	err = parallel(ctx, h.opts.Workers, len(ks), func(ctx context.Context, i int) error {
+		tr.begin(ks[i])
+		return act(ctx, ks[i])
+	})
+	if err == nil {
+		err = tr.wait(ctx, h.opts.Timeout, check)
+	}
+	lat, total := tr.result()
+	return lat, total, err
+}
+
+// ceiling creates the same Deployments and Services the operator would, straight from the
+// harness's client with no operator running, and times them until every Deployment is Available:
+// what the control plane, the scheduler and kwok can do at best.
+func (h *harness) ceiling(ctx context.Context, n int) (phase, error) {
+	ks := keys(n)
+	step("[ceiling] create %d Deployments and Services directly", n)
+	lat, total, err := h.timed(ctx, &appsv1.Deployment{}, ks, deploymentAvailable, h.cluster.check,
+		func(ctx context.Context, key string) error {
+			ns, name := splitKey(key)
+			app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+				Spec: webappv1.WebAppSpec{Image: imageV1, Replicas: ptr.To[int32](1)}}
+			dep, err := render.Deployment(app)
+			if err != nil {
+				return err
+			}
+			svc := render.Service(app)
+			dep.OwnerReferences, svc.OwnerReferences = nil, nil // no WebApp owns them
+			if err := retry(ctx, func() error {
+				return h.cl.Apply(ctx, dep, client.FieldOwner("bench-ceiling"), client.ForceOwnership)
+			}); err != nil {
+				return err
+			}
+			return retry(ctx, func() error {
+				return h.cl.Apply(ctx, svc, client.FieldOwner("bench-ceiling"), client.ForceOwnership)
+			})
+		})
+	if err != nil {
+		return phase{}, fmt.Errorf("ceiling: %w", err)
+	}
+	step("[ceiling]    all Available in %s; cleaning up", total.Round(time.Millisecond))
+	start := time.Now()
+	err = parallel(ctx, h.opts.Workers, len(ks), func(ctx context.Context, i int) error {
+		ns, name := splitKey(ks[i])
+		for _, obj := range []client.Object{&appsv1.Deployment{}, &corev1.Service{}} {
+			obj.SetNamespace(ns)
+			obj.SetName(name)
+			if err := retry(ctx, func() error { return h.cl.Delete(ctx, obj) }); err != nil && !apierrors.IsNotFound(err) {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		_, err = h.waitGone(ctx, start, h.cluster.check)
+	}
+	return phase{Total: total, Latency: lat}, err
+}
+
+func sleepChecked(ctx context.Context, d time.Duration, check func() error) error {
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+		if err := check(); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(min(time.Second, time.Until(end))):
+		}
+	}
+	return nil
+}
