@@ -137,6 +137,17 @@ ensure_binaries() {
   fi
 }
 
+# pull_from_local_registry HOST SERVER: containerd pulls images named HOST/... from our registry over
+# plain HTTP (SERVER is where it would go otherwise, and only matters for HOST = our registry itself)
+pull_from_local_registry() {
+  mkdir -p "$ETC/containerd/certs.d/$1"
+  cat >"$ETC/containerd/certs.d/$1/hosts.toml" <<EOF
+server = "$2"
+[host."http://$REGISTRY"]
+  capabilities = ["pull", "resolve"]
+EOF
+}
+
 write_configs() {
   mkdir -p "$RUN/containerd/state" "$VAR/containerd/root" "$VAR/opt" "$VAR/etcd" "$VAR/kubelet" "$VAR/cni/networks" \
     "$VAR/cni/cache" "$VAR/log/pods" "$LOGS" "$ETC/cni/net.d" "$ETC/kubernetes/manifests" "$STATE/images"
@@ -174,21 +185,11 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs","io.containerd.snapshott
   [plugins."io.containerd.grpc.v1.cri".registry]
     config_path = "$ETC/containerd/certs.d"
 EOF
-  mkdir -p "$ETC/containerd/certs.d/$REGISTRY"
-  cat >"$ETC/containerd/certs.d/$REGISTRY/hosts.toml" <<EOF
-server = "http://$REGISTRY"
-[host."http://$REGISTRY"]
-  capabilities = ["pull", "resolve"]
-EOF
+  pull_from_local_registry "$REGISTRY" "http://$REGISTRY"
   # a mirror, as disconnected clusters have: `operator-sdk run bundle-upgrade` has no flag for the image of
   # its registry pod's init container and hard-codes registry.access.redhat.com/ubi9/ubi:9.7 (hack/olm.sh
   # pushes a busybox under that name, which does the same job: cat and gzip)
-  mkdir -p "$ETC/containerd/certs.d/registry.access.redhat.com"
-  cat >"$ETC/containerd/certs.d/registry.access.redhat.com/hosts.toml" <<EOF
-server = "https://registry.access.redhat.com"
-[host."http://$REGISTRY"]
-  capabilities = ["pull", "resolve"]
-EOF
+  pull_from_local_registry registry.access.redhat.com https://registry.access.redhat.com
   cat >"$ETC/cni/net.d/10-localbridge.conflist" <<EOF
 {"cniVersion": "0.4.0", "name": "webapp-lc", "plugins": [
   {"type": "bridge", "bridge": "$CNIBR", "isGateway": true, "ipMasq": false, "hairpinMode": true,

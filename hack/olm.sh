@@ -38,7 +38,8 @@ KUBECONFIG=${KUBECONFIG:-$REPO/.cache/local-cluster/kubeconfig}
 KUBECTL=${KUBECTL:-kubectl}
 export KUBECONFIG
 
-# image references in the local registry, shared with the Makefile and test/olm through `hack/olm.sh env`
+# image references in the local registry, shared with test/olm (run_tests) and people (`hack/olm.sh env`)
+IMAGE_VARS="OLM_IMG OPM_IMG BUSYBOX_IMG SCORECARD_TEST_IMG WEBAPP_SCORECARD_IMG OPERATOR_IMG_BASE BUNDLE_IMG_BASE DEMO_IMG_BASE"
 OLM_IMG=$REG/olm:$OLM_VERSION
 OPM_IMG=$REG/opm:$OPM_VERSION
 BUSYBOX_IMG=$REG/busybox:local
@@ -262,9 +263,7 @@ run_tests() {
   catalog_build "$CATALOG_IMG_BASE:v2" $VERSIONS
   go test -c -o bin/olm.test ./test/olm
   local v
-  for v in OLM_IMG OPM_IMG BUSYBOX_IMG SCORECARD_TEST_IMG WEBAPP_SCORECARD_IMG OPERATOR_IMG_BASE BUNDLE_IMG_BASE DEMO_IMG_BASE; do
-    export "$v"
-  done
+  for v in $IMAGE_VARS; do export "$v"; done
   export CATALOG_V1_IMG=$CATALOG_IMG_BASE:v1 CATALOG_V2_IMG=$CATALOG_IMG_BASE:v2 BUNDLE_DIR=$REPO/bundle
   # operator-sdk reads the labels of --index-image over HTTPS only: the registry answers HTTPS too, with a
   # certificate of the cluster's CA (hack/registry)
@@ -285,7 +284,7 @@ case "${1:-}" in
   catalog-build) shift; catalog_build "$@" ;;
   test) run_tests ;;
   env)
-    for v in OLM_IMG OPM_IMG BUSYBOX_IMG SCORECARD_TEST_IMG WEBAPP_SCORECARD_IMG OPERATOR_IMG_BASE BUNDLE_IMG_BASE DEMO_IMG_BASE; do
+    for v in $IMAGE_VARS; do
       echo "export $v=${!v}"
     done ;;
   *) sed -n '2,16p' "$0" >&2; exit 2 ;;

@@ -24,6 +24,7 @@ import (
 	"github.com/go-logr/logr"
 	scapiv1alpha3 "github.com/operator-framework/api/pkg/apis/scorecard/v1alpha3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -58,7 +59,7 @@ func main() {
 
 // emit prints the test status, the only output scorecard reads.
 func emit(w io.Writer, r scapiv1alpha3.TestResult) {
-	r.CreationTimestamp = metaNow()
+	r.CreationTimestamp = metav1.Now()
 	out, _ := json.MarshalIndent(scapiv1alpha3.TestStatus{Results: []scapiv1alpha3.TestResult{r}}, "", "  ")
 	_, _ = fmt.Fprintln(w, string(out))
 }

@@ -56,5 +56,3 @@ func conditionLine(wa *webappv1.WebApp) string {
 	return fmt.Sprintf("gen %d/%d replicas %d/%d %s", wa.Status.ObservedGeneration, wa.Generation,
 		wa.Status.ReadyReplicas, wa.Status.Replicas, strings.Join(parts, " "))
 }
-
-func metaNow() metav1.Time { return metav1.Now() }
