@@ -20,7 +20,7 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
-	"github.com/webapp-operator/webapp-operator/internal/render"
+	"github.com/webapp-operator/webapp-operator/internal/resources"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
@@ -140,7 +140,7 @@ var _ = Describe("WebApp controller", func() {
 		Expect(dep.Spec.Replicas).To(Equal(ptr.To[int32](2)))
 		Expect(dep.Spec.Template.Spec.Containers[0].Image).To(Equal("example.com/shop:1.0"))
 		Expect(dep.Spec.Template.Spec.Containers[0].ReadinessProbe.HTTPGet.Path).To(Equal("/healthz"))
-		Expect(dep.Labels).To(HaveKeyWithValue(render.LabelManagedBy, render.ManagedBy))
+		Expect(dep.Labels).To(HaveKeyWithValue(resources.LabelManagedBy, resources.ManagedBy))
 		Expect(metav1.IsControlledBy(dep, fetch(ns, "shop"))).To(BeTrue())
 
 		Eventually(getService(ns, "shop"), timeout, interval).ShouldNot(BeNil())
@@ -189,7 +189,7 @@ var _ = Describe("WebApp controller", func() {
 			d := getDeployment(ns, "drift")(g)
 			d.Spec.Template.Spec.Containers[0].Image = "evil:latest"
 			d.Spec.Replicas = ptr.To[int32](7)
-			d.Labels[render.LabelInstance] = "tampered"
+			d.Labels[resources.LabelInstance] = "tampered"
 			d.Annotations = map[string]string{"team.example.com/owner": "alice"}
 			g.Expect(k8sClient.Update(ctx, d)).To(Succeed())
 		}, timeout, interval).Should(Succeed())
@@ -197,7 +197,7 @@ var _ = Describe("WebApp controller", func() {
 			d := getDeployment(ns, "drift")(g)
 			g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal("example.com/shop:1.0"))
 			g.Expect(d.Spec.Replicas).To(Equal(ptr.To[int32](2)))
-			g.Expect(d.Labels).To(HaveKeyWithValue(render.LabelInstance, "drift"))
+			g.Expect(d.Labels).To(HaveKeyWithValue(resources.LabelInstance, "drift"))
 			g.Expect(d.Annotations).To(HaveKeyWithValue("team.example.com/owner", "alice"))
 		}, timeout, interval).Should(Succeed())
 
@@ -214,7 +214,7 @@ var _ = Describe("WebApp controller", func() {
 			g.Expect(s.Spec.Type).To(Equal(corev1.ServiceTypeClusterIP))
 			g.Expect(s.Spec.Ports).To(ConsistOf(And(HaveField("Port", int32(80)), HaveField("TargetPort", intstr.FromString("http")),
 				HaveField("NodePort", int32(0)))))
-			g.Expect(s.Spec.Selector).To(HaveKeyWithValue(render.LabelInstance, "drift"))
+			g.Expect(s.Spec.Selector).To(HaveKeyWithValue(resources.LabelInstance, "drift"))
 		}, timeout, interval).Should(Succeed())
 
 		By("someone renumbers the Service port: server-side apply keeps their list item, so the clash is reported")
@@ -238,7 +238,7 @@ var _ = Describe("WebApp controller", func() {
 		By("someone removes the managed-by label, which takes the Deployment out of the operator's cache")
 		Eventually(func(g Gomega) {
 			d := getDeployment(ns, "drift")(g)
-			delete(d.Labels, render.LabelManagedBy)
+			delete(d.Labels, resources.LabelManagedBy)
 			g.Expect(k8sClient.Update(ctx, d)).To(Succeed())
 		}, timeout, interval).Should(Succeed())
 		// The label removal itself is invisible to a cache that only holds labelled objects, so a
@@ -246,7 +246,7 @@ var _ = Describe("WebApp controller", func() {
 		bumpReplicas(ns, "drift", 3)
 		Eventually(func(g Gomega) {
 			d := getDeployment(ns, "drift")(g)
-			g.Expect(d.Labels).To(HaveKeyWithValue(render.LabelManagedBy, render.ManagedBy))
+			g.Expect(d.Labels).To(HaveKeyWithValue(resources.LabelManagedBy, resources.ManagedBy))
 			g.Expect(d.Spec.Replicas).To(Equal(ptr.To[int32](3)))
 		}, timeout, interval).Should(Succeed())
 	})
@@ -347,7 +347,7 @@ var _ = Describe("WebApp controller", func() {
 
 		By("a foreign Service that even carries our managed-by label is not adopted either")
 		Expect(k8sClient.Create(ctx, &corev1.Service{
-			ObjectMeta: metav1.ObjectMeta{Name: "fake", Namespace: ns, Labels: map[string]string{render.LabelManagedBy: render.ManagedBy}},
+			ObjectMeta: metav1.ObjectMeta{Name: "fake", Namespace: ns, Labels: map[string]string{resources.LabelManagedBy: resources.ManagedBy}},
 			Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 1234}}},
 		})).To(Succeed())
 		svcBefore := getService(ns, "fake")(Default)
@@ -401,7 +401,7 @@ var _ = Describe("WebApp controller", func() {
 		// Play the ReplicaSet controller and the kubelet: a pod of the WebApp whose image cannot be pulled.
 		pod := &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Name: "broken-7d9f-abcde", Namespace: ns,
-				Labels: map[string]string{render.LabelName: render.AppName, render.LabelInstance: "broken"}},
+				Labels: map[string]string{resources.LabelName: resources.AppName, resources.LabelInstance: "broken"}},
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "example.com/shop:nope"}}},
 		}
 		Expect(k8sClient.Create(ctx, pod)).To(Succeed())
@@ -494,7 +494,7 @@ var _ = Describe("WebApp admission", func() {
 		}, "spec.service.nodePort"),
 		Entry("unknown service type", "a", func(a *webappv1.WebApp) { a.Spec.Service.Type = "ExternalName" }, "spec.service.type"),
 		Entry("reserved pod label", "a", func(a *webappv1.WebApp) {
-			a.Spec.PodLabels = map[string]string{render.LabelInstance: "x"}
+			a.Spec.PodLabels = map[string]string{resources.LabelInstance: "x"}
 		}, "podLabels must not set the reserved labels"),
 		Entry("health check path without slash", "a", func(a *webappv1.WebApp) {
 			a.Spec.HealthCheck = &webappv1.HealthCheck{Path: "healthz"}

@@ -8,9 +8,7 @@ import (
 	"strings"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -23,7 +21,7 @@ import (
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/controller"
-	"github.com/webapp-operator/webapp-operator/internal/render"
+	"github.com/webapp-operator/webapp-operator/internal/resources"
 )
 
 // Scheme knows the built-in types and the WebApp API.
@@ -82,12 +80,13 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		return nil, fmt.Errorf("creating manager: %w", err)
 	}
 	r := &controller.WebAppReconciler{
-		Client:          mgr.GetClient(),
-		APIReader:       mgr.GetAPIReader(),
-		Recorder:        mgr.GetEventRecorder("webapp-operator"),
-		ConflictRecheck: opts.ConflictRecheck,
+		Client:                  mgr.GetClient(),
+		APIReader:               mgr.GetAPIReader(),
+		Recorder:                mgr.GetEventRecorder("webapp-operator"),
+		ConflictRecheck:         opts.ConflictRecheck,
+		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 	}
-	if err := r.SetupWithManager(mgr, controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}); err != nil {
+	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the WebApp controller: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
@@ -99,19 +98,14 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	return mgr, nil
 }
 
-// cacheOptions scope the cache: only the watched namespaces, and only Deployments and Services
-// that carry our managed-by label, so the operator's memory does not grow with unrelated
-// workloads in the cluster.
+// cacheOptions scope the cache: only the watched namespaces, and only the children and pods that
+// carry our labels, so the operator's memory does not grow with unrelated workloads in the cluster.
 func cacheOptions(namespaces []string) cache.Options {
-	ours := labels.SelectorFromSet(labels.Set{render.LabelManagedBy: render.ManagedBy})
-	// Pods carry only the selector labels (their template is ours, but the ReplicaSet creates them).
-	ourPods := labels.SelectorFromSet(labels.Set{render.LabelName: render.AppName})
-	opts := cache.Options{
-		ByObject: map[client.Object]cache.ByObject{
-			&appsv1.Deployment{}: {Label: ours},
-			&corev1.Service{}:    {Label: ours},
-			&corev1.Pod{}:        {Label: ourPods},
-		},
+	opts := cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&corev1.Pod{}: {Label: controller.PodCacheSelector()},
+	}}
+	for _, child := range resources.All {
+		opts.ByObject[child.New()] = cache.ByObject{Label: child.CacheSelector()}
 	}
 	if len(namespaces) > 0 {
 		opts.DefaultNamespaces = map[string]cache.Config{}

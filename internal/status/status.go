@@ -2,53 +2,36 @@
 //
 // Compute is a pure function of (WebApp, Observation, now): no client, no clock, no randomness. That
 // makes every condition reason testable in a table and lets the reconciler write status only when
-// Compute returns something different from what is stored.
+// Compute returns something different from what is stored. How each kind of child reads (its Health)
+// is decided next to the child, in package resources; this package combines those verdicts into the
+// WebApp's four kstatus conditions.
 package status
 
 import (
-	"fmt"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
-	"github.com/webapp-operator/webapp-operator/internal/render"
-)
-
-// Condition reasons. They are part of the API: users and tools match on them.
-const (
-	ReasonReady                    = "Ready"
-	ReasonScaledToZero             = "ScaledToZero"
-	ReasonCreating                 = "Creating"
-	ReasonRolloutInProgress        = "RolloutInProgress"
-	ReasonReplicasUnavailable      = "ReplicasUnavailable"
-	ReasonProgressDeadlineExceeded = "ProgressDeadlineExceeded"
-	ReasonNameConflict             = "NameConflict"
-	ReasonInvalidSpec              = "InvalidSpec"
-	ReasonReconcileError           = "ReconcileError"
-	ReasonPodFailing               = "PodFailing"
-
-	ReasonMinimumReplicasAvailable   = "MinimumReplicasAvailable"
-	ReasonMinimumReplicasUnavailable = "MinimumReplicasUnavailable"
-	ReasonDeploymentNotFound         = "DeploymentNotFound"
 )
 
 // Observation is what one reconcile pass saw of the world.
 type Observation struct {
-	// Deployment and Service are the live children controlled by the WebApp, nil when absent.
+	// Children is the Health of each child, in the order the reconciler applies them; the first,
+	// the workload, speaks for the WebApp once every child is ready.
+	Children []Health
+	// Deployment is the live workload controlled by the WebApp (nil when absent or not ours): its
+	// replica counts and availability are the WebApp's.
 	Deployment *appsv1.Deployment
-	Service    *corev1.Service
-	// Conflict describes a same-name child that the WebApp does not control (terminal).
-	Conflict string
-	// Invalid is the API server's refusal of a rendered child (terminal until the spec changes).
-	Invalid string
-	// Error is a transient failure that the reconciler retries with backoff.
-	Error string
+	// Problem keeps the whole WebApp from converging (nil when there is none).
+	Problem *Problem
 	// PodIssue describes a pod that cannot become ready on its own (see PodIssue), or "".
 	PodIssue string
+	// Selector and URL are reported as they are.
+	Selector, URL string
 }
 
 // verdict is the outcome of evaluating the observation: the Ready condition plus whether the
@@ -66,11 +49,16 @@ type verdict struct {
 func Compute(app *webappv1.WebApp, obs Observation, now metav1.Time) webappv1.WebAppStatus {
 	st := webappv1.WebAppStatus{
 		ObservedGeneration: app.Generation,
-		Selector:           render.Selector(app),
-		URL:                render.URL(app),
+		Selector:           obs.Selector,
+		URL:                obs.URL,
 		Conditions:         append([]metav1.Condition(nil), app.Status.Conditions...),
 	}
-	if d := obs.Deployment; d != nil && obs.Conflict == "" {
+	// With a same-name object in the way, what the reconciler saw may not be ours to report.
+	workload := obs.Deployment
+	if obs.Problem != nil && obs.Problem.Reason == ReasonNameConflict {
+		workload = nil
+	}
+	if d := workload; d != nil {
 		st.Replicas = d.Status.Replicas
 		st.ReadyReplicas = d.Status.ReadyReplicas
 		st.AvailableReplicas = d.Status.AvailableReplicas
@@ -87,7 +75,7 @@ func Compute(app *webappv1.WebApp, obs Observation, now metav1.Time) webappv1.We
 	set(webappv1.ConditionReady, v.ready, v.reason, v.message)
 	set(webappv1.ConditionReconciling, boolStatus(v.reconciling), v.reason, ifTrue(v.reconciling, v.message))
 	set(webappv1.ConditionStalled, boolStatus(v.stalled), v.reason, ifTrue(v.stalled, v.message))
-	availStatus, availReason, availMessage := available(obs)
+	availStatus, availReason, availMessage := available(workload)
 	set(webappv1.ConditionAvailable, availStatus, availReason, availMessage)
 	return st
 }
@@ -95,63 +83,59 @@ func Compute(app *webappv1.WebApp, obs Observation, now metav1.Time) webappv1.We
 // evaluate decides readiness. The checks run from "cannot progress" to "fully rolled out";
 // the first that applies wins.
 func evaluate(obs Observation) verdict {
-	switch {
-	case obs.Invalid != "":
-		return stalled(ReasonInvalidSpec, obs.Invalid)
-	case obs.Conflict != "":
-		return stalled(ReasonNameConflict, obs.Conflict)
-	case obs.Error != "":
-		return progressing(ReasonReconcileError, obs.Error)
-	case obs.Deployment == nil || obs.Service == nil:
-		return progressing(ReasonCreating, "creating the Deployment and the Service")
+	if p := obs.Problem; p != nil {
+		if p.Terminal() {
+			return stalled(p.Reason, p.Message)
+		}
+		return progressing(p.Reason, p.Message)
 	}
-	v := rollout(obs.Deployment)
-	if obs.PodIssue != "" && v.ready != metav1.ConditionTrue {
-		// Say why the rollout is not progressing: the pod's own reason is what the user must fix.
-		v.message = obs.PodIssue + "; " + v.message
-		if v.reconciling {
-			v.reason = ReasonPodFailing
+	var missing []string
+	for _, h := range obs.Children {
+		if h.Missing {
+			missing = append(missing, h.Kind)
 		}
 	}
-	return v
+	if len(missing) > 0 || len(obs.Children) == 0 {
+		return progressing(ReasonCreating, "creating the "+strings.Join(missing, " and the "))
+	}
+	for i, h := range obs.Children {
+		if h.Ready {
+			continue
+		}
+		v := fromHealth(h)
+		if i == 0 && obs.PodIssue != "" {
+			// Say why the rollout is not progressing: the pod's own reason is what the user must fix.
+			v.message = obs.PodIssue + "; " + v.message
+			if v.reconciling {
+				v.reason = ReasonPodFailing
+			}
+		}
+		return v
+	}
+	return fromHealth(obs.Children[0])
 }
 
-// rollout reads the Deployment's status the way `kubectl rollout status` does.
-func rollout(d *appsv1.Deployment) verdict {
-	if d.Status.ObservedGeneration < d.Generation {
-		return progressing(ReasonRolloutInProgress,
-			fmt.Sprintf("waiting for the Deployment controller to observe generation %d", d.Generation))
-	}
-	if c := deploymentCondition(d, appsv1.DeploymentProgressing); c != nil &&
-		c.Status == corev1.ConditionFalse && c.Reason == "ProgressDeadlineExceeded" {
-		return stalled(ReasonProgressDeadlineExceeded,
-			fmt.Sprintf("rollout made no progress within %ds: %s", ptr.Deref(d.Spec.ProgressDeadlineSeconds, 600), c.Message))
-	}
-	desired := ptr.Deref(d.Spec.Replicas, 1)
-	s := d.Status
+func fromHealth(h Health) verdict {
 	switch {
-	case s.UpdatedReplicas < desired:
-		return progressing(ReasonRolloutInProgress,
-			fmt.Sprintf("%d of %d replicas updated to the latest spec", s.UpdatedReplicas, desired))
-	case s.Replicas > s.UpdatedReplicas:
-		return progressing(ReasonRolloutInProgress,
-			fmt.Sprintf("%d old replicas pending termination", s.Replicas-s.UpdatedReplicas))
-	case s.AvailableReplicas < desired:
-		return progressing(ReasonReplicasUnavailable,
-			fmt.Sprintf("%d of %d updated replicas available", s.AvailableReplicas, desired))
-	case desired == 0:
-		return verdict{ready: metav1.ConditionTrue, reason: ReasonScaledToZero, message: "scaled to zero replicas"}
+	case h.Ready:
+		return verdict{ready: metav1.ConditionTrue, reason: h.Reason, message: h.Message}
+	case h.Stalled:
+		return stalled(h.Reason, h.Message)
 	}
-	return verdict{ready: metav1.ConditionTrue, reason: ReasonReady,
-		message: fmt.Sprintf("%d of %d replicas available and up to date", s.AvailableReplicas, desired)}
+	return progressing(h.Reason, h.Message)
 }
 
 // available mirrors the Deployment's own Available condition (minimum availability).
-func available(obs Observation) (metav1.ConditionStatus, string, string) {
-	if obs.Deployment == nil || obs.Conflict != "" {
+func available(d *appsv1.Deployment) (metav1.ConditionStatus, string, string) {
+	if d == nil {
 		return metav1.ConditionUnknown, ReasonDeploymentNotFound, "the Deployment does not exist yet"
 	}
-	c := deploymentCondition(obs.Deployment, appsv1.DeploymentAvailable)
+	var c *appsv1.DeploymentCondition
+	for i := range d.Status.Conditions {
+		if d.Status.Conditions[i].Type == appsv1.DeploymentAvailable {
+			c = &d.Status.Conditions[i]
+		}
+	}
 	switch {
 	case c == nil:
 		return metav1.ConditionUnknown, ReasonMinimumReplicasUnavailable, "the Deployment has not reported availability yet"
@@ -168,15 +152,6 @@ func progressing(reason, message string) verdict {
 // stalled is terminal: Reconciling goes False so that kstatus reports Failed rather than InProgress.
 func stalled(reason, message string) verdict {
 	return verdict{ready: metav1.ConditionFalse, reason: reason, message: message, stalled: true}
-}
-
-func deploymentCondition(d *appsv1.Deployment, t appsv1.DeploymentConditionType) *appsv1.DeploymentCondition {
-	for i := range d.Status.Conditions {
-		if d.Status.Conditions[i].Type == t {
-			return &d.Status.Conditions[i]
-		}
-	}
-	return nil
 }
 
 func boolStatus(b bool) metav1.ConditionStatus {

@@ -1,6 +1,7 @@
-package status
+package status_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -11,8 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/resources"
+	. "github.com/webapp-operator/webapp-operator/internal/status"
 )
 
 var (
@@ -48,6 +52,33 @@ var (
 	progressingTrue = cond(appsv1.DeploymentProgressing, corev1.ConditionTrue, "ReplicaSetUpdated")
 )
 
+// observe is what the reconciler reports when it finds our Deployment d (nil: absent) and our Service
+// svc (nil: absent): each child's Health as its kind reads it, and the Deployment itself.
+func observe(a *webappv1.WebApp, d *appsv1.Deployment, svc *corev1.Service) Observation {
+	obs := Observation{Deployment: d, Selector: resources.Selector(a), URL: resources.URL(a)}
+	for _, c := range []struct {
+		child resources.Child
+		live  client.Object
+	}{{resources.Deployment, d}, {resources.Service, svc}} {
+		if isNil(c.live) {
+			obs.Children = append(obs.Children, Absent(c.child.Kind()))
+			continue
+		}
+		obs.Children = append(obs.Children, c.child.Health(a, c.live))
+	}
+	return obs
+}
+
+func isNil(o client.Object) bool {
+	switch v := o.(type) {
+	case *appsv1.Deployment:
+		return v == nil
+	case *corev1.Service:
+		return v == nil
+	}
+	return o == nil
+}
+
 type want struct {
 	ready, reconciling, stalled, available metav1.ConditionStatus
 	reason, availableReason                string
@@ -60,29 +91,29 @@ func TestCompute(t *testing.T) {
 		obs  Observation
 		want want
 	}{
-		{"children not created yet", Observation{},
+		{"children not created yet", observe(app(), nil, nil),
 			want{metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionUnknown, ReasonCreating, ReasonDeploymentNotFound}},
-		{"service missing", Observation{Deployment: deployment(2, 3, 3, 3, availableTrue)},
+		{"service missing", observe(app(), deployment(2, 3, 3, 3, availableTrue), nil),
 			want{metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionTrue, ReasonCreating, ReasonMinimumReplicasAvailable}},
-		{"deployment controller has not seen the new generation", Observation{Deployment: deployment(1, 3, 3, 3, availableTrue), Service: svc},
+		{"deployment controller has not seen the new generation", observe(app(), deployment(1, 3, 3, 3, availableTrue), svc),
 			want{metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionTrue, ReasonRolloutInProgress, ReasonMinimumReplicasAvailable}},
-		{"no status at all yet", Observation{Deployment: deployment(0, 0, 0, 0), Service: svc},
+		{"no status at all yet", observe(app(), deployment(0, 0, 0, 0), svc),
 			want{metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionUnknown, ReasonRolloutInProgress, ReasonMinimumReplicasUnavailable}},
-		{"replicas being updated", Observation{Deployment: deployment(2, 3, 1, 3, availableTrue, progressingTrue), Service: svc},
+		{"replicas being updated", observe(app(), deployment(2, 3, 1, 3, availableTrue, progressingTrue), svc),
 			want{metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionTrue, ReasonRolloutInProgress, ReasonMinimumReplicasAvailable}},
-		{"old replicas terminating", Observation{Deployment: deployment(2, 4, 3, 3, availableTrue), Service: svc},
+		{"old replicas terminating", observe(app(), deployment(2, 4, 3, 3, availableTrue), svc),
 			want{metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionTrue, ReasonRolloutInProgress, ReasonMinimumReplicasAvailable}},
-		{"updated but not all available", Observation{Deployment: deployment(2, 3, 3, 1, availableFalse), Service: svc},
+		{"updated but not all available", observe(app(), deployment(2, 3, 3, 1, availableFalse), svc),
 			want{metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionFalse, ReasonReplicasUnavailable, ReasonMinimumReplicasUnavailable}},
-		{"rolled out", Observation{Deployment: deployment(2, 3, 3, 3, availableTrue, progressingTrue), Service: svc},
+		{"rolled out", observe(app(), deployment(2, 3, 3, 3, availableTrue, progressingTrue), svc),
 			want{metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, ReasonReady, ReasonMinimumReplicasAvailable}},
-		{"progress deadline exceeded", Observation{Deployment: deployment(2, 3, 1, 2, availableTrue, deadline), Service: svc},
+		{"progress deadline exceeded", observe(app(), deployment(2, 3, 1, 2, availableTrue, deadline), svc),
 			want{metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionTrue, ReasonProgressDeadlineExceeded, ReasonMinimumReplicasAvailable}},
-		{"foreign object in the way", Observation{Conflict: "a Deployment named shop exists"},
+		{"foreign object in the way", Observation{Problem: NameConflict("a Deployment named shop exists")},
 			want{metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionUnknown, ReasonNameConflict, ReasonDeploymentNotFound}},
-		{"API server refuses the rendered object", Observation{Invalid: "spec.template...env[0].name: Invalid value"},
+		{"API server refuses the rendered object", Observation{Problem: InvalidSpec("spec.template...env[0].name: Invalid value")},
 			want{metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionUnknown, ReasonInvalidSpec, ReasonDeploymentNotFound}},
-		{"transient error", Observation{Error: "etcdserver: request timed out", Deployment: deployment(2, 3, 3, 3, availableTrue)},
+		{"transient error", Observation{Problem: ReconcileError(errors.New("etcdserver: request timed out")), Deployment: deployment(2, 3, 3, 3, availableTrue)},
 			want{metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionTrue, ReasonReconcileError, ReasonMinimumReplicasAvailable}},
 	}
 	for _, tt := range tests {
@@ -120,7 +151,7 @@ func TestComputeScaledToZero(t *testing.T) {
 	a.Spec.Replicas = ptr.To[int32](0)
 	d := deployment(2, 0, 0, 0, availableTrue)
 	d.Spec.Replicas = ptr.To[int32](0)
-	st := Compute(a, Observation{Deployment: d, Service: &corev1.Service{}}, t0)
+	st := Compute(a, observe(a, d, &corev1.Service{}), t0)
 	if c := meta.FindStatusCondition(st.Conditions, webappv1.ConditionReady); c.Status != metav1.ConditionTrue || c.Reason != ReasonScaledToZero {
 		t.Fatalf("Ready = %s/%s, want True/ScaledToZero", c.Status, c.Reason)
 	}
@@ -129,7 +160,7 @@ func TestComputeScaledToZero(t *testing.T) {
 func TestComputeCopiesCountsAndAddresses(t *testing.T) {
 	d := deployment(2, 4, 3, 2, availableTrue)
 	d.Status.ReadyReplicas = 3
-	st := Compute(app(), Observation{Deployment: d, Service: &corev1.Service{}}, t0)
+	st := Compute(app(), observe(app(), d, &corev1.Service{}), t0)
 	if st.Replicas != 4 || st.UpdatedReplicas != 3 || st.ReadyReplicas != 3 || st.AvailableReplicas != 2 {
 		t.Errorf("counts = %d/%d/%d/%d, want 4/3/3/2", st.Replicas, st.UpdatedReplicas, st.ReadyReplicas, st.AvailableReplicas)
 	}
@@ -140,15 +171,15 @@ func TestComputeCopiesCountsAndAddresses(t *testing.T) {
 		t.Errorf("url %q", st.URL)
 	}
 	// A foreign Deployment's counts are not ours to report.
-	st = Compute(app(), Observation{Deployment: d, Conflict: "foreign"}, t0)
+	st = Compute(app(), Observation{Deployment: d, Problem: NameConflict("foreign")}, t0)
 	if st.Replicas != 0 || st.AvailableReplicas != 0 {
 		t.Errorf("counts of a foreign Deployment reported: %+v", st)
 	}
 }
 
 func TestComputeKeepsTransitionTimesAndIsStable(t *testing.T) {
-	obs := Observation{Deployment: deployment(2, 3, 3, 3, availableTrue), Service: &corev1.Service{}}
 	a := app()
+	obs := observe(a, deployment(2, 3, 3, 3, availableTrue), &corev1.Service{})
 	a.Status = Compute(a, obs, t0)
 
 	// Same observation later: nothing changes, not even a timestamp, so nothing is written.
@@ -158,7 +189,7 @@ func TestComputeKeepsTransitionTimesAndIsStable(t *testing.T) {
 	}
 
 	// Ready flips: only the flipped conditions get the new time.
-	obs.Deployment = deployment(2, 3, 3, 1, availableTrue)
+	obs = observe(a, deployment(2, 3, 3, 1, availableTrue), &corev1.Service{})
 	next := Compute(a, obs, t1)
 	if c := meta.FindStatusCondition(next.Conditions, webappv1.ConditionReady); !c.LastTransitionTime.Equal(&t1) {
 		t.Errorf("Ready transition time %v, want %v", c.LastTransitionTime, t1)
@@ -173,9 +204,9 @@ func TestComputeKeepsTransitionTimesAndIsStable(t *testing.T) {
 
 func TestComputeDoesNotMutateItsInput(t *testing.T) {
 	a := app()
-	a.Status = Compute(a, Observation{}, t0)
+	a.Status = Compute(a, observe(a, nil, nil), t0)
 	before := a.DeepCopy()
-	_ = Compute(a, Observation{Conflict: "x"}, t1)
+	_ = Compute(a, Observation{Problem: NameConflict("x")}, t1)
 	if !equalStatus(before.Status, a.Status) {
 		t.Fatal("Compute changed the WebApp it was given")
 	}
@@ -235,20 +266,23 @@ func TestPodIssue(t *testing.T) {
 
 func TestComputeNamesTheFailingPod(t *testing.T) {
 	issue := `pod shop-1: ImagePullBackOff: Back-off pulling image "x:nope"`
-	rolling := Observation{Deployment: deployment(2, 4, 1, 3, availableTrue, progressingTrue), Service: &corev1.Service{}, PodIssue: issue}
+	rolling := observe(app(), deployment(2, 4, 1, 3, availableTrue, progressingTrue), &corev1.Service{})
+	rolling.PodIssue = issue
 	c := meta.FindStatusCondition(Compute(app(), rolling, t0).Conditions, webappv1.ConditionReady)
 	if c.Status != metav1.ConditionFalse || c.Reason != ReasonPodFailing || c.Message != issue+"; 1 of 3 replicas updated to the latest spec" {
 		t.Errorf("during the rollout Ready = %s/%s %q", c.Status, c.Reason, c.Message)
 	}
 
-	stuck := Observation{Deployment: deployment(2, 4, 1, 3, availableTrue, deadline), Service: &corev1.Service{}, PodIssue: issue}
+	stuck := observe(app(), deployment(2, 4, 1, 3, availableTrue, deadline), &corev1.Service{})
+	stuck.PodIssue = issue
 	st := Compute(app(), stuck, t0)
 	if c := meta.FindStatusCondition(st.Conditions, webappv1.ConditionStalled); c.Status != metav1.ConditionTrue ||
 		c.Reason != ReasonProgressDeadlineExceeded || !strings.HasPrefix(c.Message, issue) {
 		t.Errorf("after the deadline Stalled = %s/%s %q", c.Status, c.Reason, c.Message)
 	}
 
-	done := Observation{Deployment: deployment(2, 3, 3, 3, availableTrue), Service: &corev1.Service{}, PodIssue: issue}
+	done := observe(app(), deployment(2, 3, 3, 3, availableTrue), &corev1.Service{})
+	done.PodIssue = issue
 	if c := meta.FindStatusCondition(Compute(app(), done, t0).Conditions, webappv1.ConditionReady); c.Status != metav1.ConditionTrue {
 		t.Errorf("a rolled-out WebApp is Ready whatever a stray pod says; got %s/%s", c.Status, c.Reason)
 	}

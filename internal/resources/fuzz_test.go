@@ -1,4 +1,4 @@
-package render
+package resources
 
 import (
 	"strings"
@@ -51,12 +51,12 @@ func FuzzDeployment(f *testing.F) {
 			t.Skip()
 		}
 
-		ac, err := Deployment(app)
+		ac, err := renderDeployment(app)
 		if err != nil {
 			t.Fatalf("Deployment refused an admissible WebApp: %v", err)
 		}
 		d := typed[appsv1.Deployment](t, ac)
-		s := typed[corev1.Service](t, Service(app))
+		s := service(t, app)
 
 		sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 		if err != nil {

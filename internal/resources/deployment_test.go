@@ -1,4 +1,4 @@
-package render
+package resources
 
 import (
 	"encoding/json"
@@ -40,9 +40,9 @@ func typed[T any](t *testing.T, ac any) *T {
 	return out
 }
 
-func renderDeployment(t *testing.T, app *webappv1.WebApp) *appsv1.Deployment {
+func deployment(t *testing.T, app *webappv1.WebApp) *appsv1.Deployment {
 	t.Helper()
-	ac, err := Deployment(app)
+	ac, err := renderDeployment(app)
 	if err != nil {
 		t.Fatalf("Deployment: %v", err)
 	}
@@ -134,13 +134,13 @@ func TestDeployment(t *testing.T) {
 		},
 	}}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { tt.check(t, renderDeployment(t, tt.app)) })
+		t.Run(tt.name, func(t *testing.T) { tt.check(t, deployment(t, tt.app)) })
 	}
 }
 
 func TestSelectorIsStableAcrossSpecChanges(t *testing.T) {
-	before := renderDeployment(t, newApp(nil))
-	after := renderDeployment(t, newApp(func(a *webappv1.WebApp) {
+	before := deployment(t, newApp(nil))
+	after := deployment(t, newApp(func(a *webappv1.WebApp) {
 		a.Spec.Image = "example.com/shop:2.0"
 		a.Spec.Replicas = ptr.To[int32](5)
 		a.Spec.PodLabels = map[string]string{"version": "2"}
@@ -155,48 +155,17 @@ func TestRenderingIsDeterministic(t *testing.T) {
 		a.Spec.PodLabels = map[string]string{"a": "1", "b": "2", "c": "3"}
 		a.Spec.Env = []corev1.EnvVar{{Name: "A", Value: "1"}, {Name: "B", Value: "2"}}
 	})
-	first, _ := Deployment(app)
+	first, _ := renderDeployment(app)
 	for range 20 {
-		again, _ := Deployment(app)
+		again, _ := renderDeployment(app)
 		if !reflect.DeepEqual(first, again) {
 			t.Fatal("two renderings of the same WebApp differ")
 		}
 	}
-	if !reflect.DeepEqual(Service(app), Service(app)) {
+	s1, _ := renderService(app)
+	s2, _ := renderService(app)
+	if !reflect.DeepEqual(s1, s2) {
 		t.Fatal("two renderings of the same Service differ")
-	}
-}
-
-func TestService(t *testing.T) {
-	tests := []struct {
-		name         string
-		svc          webappv1.ServiceSpec
-		wantType     corev1.ServiceType
-		wantPort     int32
-		wantNodePort int32
-		wantURL      string
-	}{
-		{name: "defaults", wantType: corev1.ServiceTypeClusterIP, wantPort: 80, wantURL: "http://shop.team-a.svc:80"},
-		{name: "custom port", svc: webappv1.ServiceSpec{Port: 8000}, wantType: corev1.ServiceTypeClusterIP, wantPort: 8000, wantURL: "http://shop.team-a.svc:8000"},
-		{name: "node port pinned", svc: webappv1.ServiceSpec{Type: webappv1.ServiceTypeNodePort, Port: 80, NodePort: ptr.To[int32](30080)},
-			wantType: corev1.ServiceTypeNodePort, wantPort: 80, wantNodePort: 30080, wantURL: "http://shop.team-a.svc:80"},
-		{name: "load balancer, node port chosen by Kubernetes", svc: webappv1.ServiceSpec{Type: webappv1.ServiceTypeLoadBalancer},
-			wantType: corev1.ServiceTypeLoadBalancer, wantPort: 80, wantURL: "http://shop.team-a.svc:80"},
-		{name: "node port ignored for ClusterIP (admission refuses it anyway)", svc: webappv1.ServiceSpec{Type: webappv1.ServiceTypeClusterIP, NodePort: ptr.To[int32](30080)},
-			wantType: corev1.ServiceTypeClusterIP, wantPort: 80, wantURL: "http://shop.team-a.svc:80"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			app := newApp(func(a *webappv1.WebApp) { a.Spec.Service = tt.svc })
-			s := typed[corev1.Service](t, Service(app))
-			expect(t, "type", s.Spec.Type, tt.wantType)
-			expect(t, "selector", s.Spec.Selector, SelectorLabels(app))
-			expect(t, "ports", s.Spec.Ports, []corev1.ServicePort{{Name: PortName, Protocol: corev1.ProtocolTCP,
-				Port: tt.wantPort, TargetPort: intstr.FromString(PortName), NodePort: tt.wantNodePort}})
-			expect(t, "labels", s.Labels[LabelManagedBy], ManagedBy)
-			expect(t, "controller", metav1.IsControlledBy(s, app), true)
-			expect(t, "url", URL(app), tt.wantURL)
-		})
 	}
 }
 
@@ -204,7 +173,7 @@ func TestService(t *testing.T) {
 // on (through metav1.IsControlledBy) to tell its children from foreign objects.
 func TestRenderedChildrenAreControlledByTheWebApp(t *testing.T) {
 	app := newApp(nil)
-	d := renderDeployment(t, app)
+	d := deployment(t, app)
 	expect(t, "own child", metav1.IsControlledBy(d, app), true)
 	recreated := newApp(func(a *webappv1.WebApp) { a.UID = "uid-2" })
 	expect(t, "child of a deleted namesake", metav1.IsControlledBy(d, recreated), false)

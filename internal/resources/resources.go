@@ -1,0 +1,149 @@
+// Package resources describes the objects the operator creates for a WebApp, one file per kind
+// (Knative's resources/ pattern). Each file holds everything about its kind: how a WebApp renders to
+// it, which of its fields the operator owns, how it reads as ready, its RBAC markers. The reconciler
+// and the manager only walk All: adding a kind of child is one new file and one line in All.
+//
+// Every function here is pure: the same WebApp always renders the same apply configurations, which
+// is what lets the reconciler skip a write when the live object already carries exactly these fields.
+// Apply configurations (rather than typed objects) are used because server-side apply needs to send
+// only the fields we own; a typed object would also send zero values such as `strategy: {}`.
+package resources
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/status"
+)
+
+// All are the kinds of child a WebApp has, in the order the reconciler applies them. The first is
+// the workload: once every child is ready, its Health speaks for the WebApp.
+var All = []Child{Deployment, Service}
+
+// Child is one kind of object the operator creates for a WebApp, named like the WebApp.
+type Child interface {
+	// Kind names the child in messages, events and logs ("Deployment").
+	Kind() string
+	// New returns an empty object of the kind, for the cache, the watch and reads.
+	New() client.Object
+	// Desired renders app's object. A nil configuration with a nil error means that app wants no
+	// such object.
+	Desired(app *webappv1.WebApp) (runtime.ApplyConfiguration, error)
+	// Owned extracts from live the fields that FieldOwner manages, in the shape of Desired, so that
+	// the two compare equal when nothing needs to be applied.
+	Owned(live client.Object) (runtime.ApplyConfiguration, error)
+	// Health reads live, which app controls.
+	Health(app *webappv1.WebApp, live client.Object) status.Health
+	// CacheSelector selects the objects of the kind the operator caches and watches.
+	CacheSelector() labels.Selector
+}
+
+// kind implements Child for a typed object T and its apply configuration AC.
+type kind[T client.Object, AC runtime.ApplyConfiguration] struct {
+	name string
+	// newObj returns an empty T.
+	newObj func() T
+	// wanted reports whether app wants the object at all; nil means always.
+	wanted func(*webappv1.WebApp) bool
+	render func(*webappv1.WebApp) (AC, error)
+	// extract is client-go's Extract<Kind>: the fields a field manager owns.
+	extract func(T, string) (AC, error)
+	// health reads the live object; nil means "ready as soon as it exists".
+	health func(*webappv1.WebApp, T) status.Health
+}
+
+func (k kind[T, AC]) Kind() string       { return k.name }
+func (k kind[T, AC]) New() client.Object { return k.newObj() }
+
+func (k kind[T, AC]) Desired(app *webappv1.WebApp) (runtime.ApplyConfiguration, error) {
+	if k.wanted != nil && !k.wanted(app) {
+		return nil, nil
+	}
+	return k.render(app)
+}
+
+func (k kind[T, AC]) Owned(live client.Object) (runtime.ApplyConfiguration, error) {
+	t, ok := live.(T)
+	if !ok {
+		return nil, fmt.Errorf("%s: got a %T", k.name, live)
+	}
+	return k.extract(t, FieldOwner)
+}
+
+func (k kind[T, AC]) Health(app *webappv1.WebApp, live client.Object) status.Health {
+	t, ok := live.(T)
+	if !ok || k.health == nil {
+		return status.Health{Kind: k.name, Ready: ok}
+	}
+	h := k.health(app, t)
+	h.Kind = k.name
+	return h
+}
+
+// CacheSelector: every child carries the managed-by label, so the operator's memory does not grow
+// with the unrelated objects of the cluster.
+func (k kind[T, AC]) CacheSelector() labels.Selector {
+	return labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedBy})
+}
+
+const (
+	// FieldOwner is the single server-side apply field manager of every object the operator writes.
+	FieldOwner = "webapp-operator"
+
+	// LabelName, LabelInstance and LabelManagedBy are the standard app.kubernetes.io labels.
+	// Name and instance form the pod selector, which must never change for the life of a
+	// Deployment, so it never contains the image or anything else that varies.
+	LabelName      = "app.kubernetes.io/name"
+	LabelInstance  = "app.kubernetes.io/instance"
+	LabelManagedBy = "app.kubernetes.io/managed-by"
+
+	// AppName is the value of app.kubernetes.io/name on every child object.
+	AppName = "webapp"
+	// ManagedBy is the value of app.kubernetes.io/managed-by; the operator caches only objects carrying it.
+	ManagedBy = "webapp-operator"
+)
+
+// SelectorLabels are the labels that select the pods of app. They are stable across every spec change.
+func SelectorLabels(app *webappv1.WebApp) map[string]string {
+	return map[string]string{LabelName: AppName, LabelInstance: app.Name}
+}
+
+// Selector is SelectorLabels in string form, as the scale subresource wants it.
+func Selector(app *webappv1.WebApp) string {
+	return labels.SelectorFromSet(SelectorLabels(app)).String()
+}
+
+// objectLabels are the labels of the child objects themselves.
+func objectLabels(app *webappv1.WebApp) map[string]string {
+	l := SelectorLabels(app)
+	l[LabelManagedBy] = ManagedBy
+	return l
+}
+
+// ownerReference makes app the controller of a child, so the garbage collector deletes the
+// child with the WebApp and so a child is recognisably ours.
+func ownerReference(app *webappv1.WebApp) *metav1ac.OwnerReferenceApplyConfiguration {
+	return metav1ac.OwnerReference().
+		WithAPIVersion(webappv1.GroupVersion.String()).
+		WithKind("WebApp").
+		WithName(app.Name).
+		WithUID(app.UID).
+		WithController(true).
+		WithBlockOwnerDeletion(true)
+}
+
+// convert copies a core/v1 value into its apply configuration. Both share one JSON shape and the
+// typed values use omitempty, so the result holds exactly the fields the user set.
+func convert(in, out any) error {
+	data, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, out)
+}

@@ -1,0 +1,49 @@
+package status
+
+import "fmt"
+
+// Health is how one child object of a WebApp reads: absent, ready, progressing, or stuck.
+type Health struct {
+	// Kind names the child ("Deployment") in messages.
+	Kind string
+	// Missing: the child does not exist (yet).
+	Missing bool
+	// Ready: the child does its job for the current spec.
+	Ready bool
+	// Stalled: the child cannot progress without a change by the user.
+	Stalled bool
+	// Reason and Message say why, as a condition would.
+	Reason, Message string
+}
+
+// Absent is the Health of a child that does not exist yet.
+func Absent(kind string) Health { return Health{Kind: kind, Missing: true} }
+
+// Problem is what keeps a whole WebApp from converging, named by a condition reason: a foreign object
+// in the way, a spec the API server refuses, or a transient error. It is an error, so that the
+// reconciler can return it from any step and tell it apart from a plain transient error.
+type Problem struct {
+	Reason  string
+	Message string
+}
+
+func (p *Problem) Error() string { return p.Message }
+
+// Terminal reports whether retrying the same pass cannot help: only a change by the user (or to
+// the cluster, such as a foreign object going away) can.
+func (p *Problem) Terminal() bool { return p.Reason != ReasonReconcileError }
+
+// NameConflict: an object the WebApp would create exists and is not controlled by it.
+func NameConflict(format string, args ...any) *Problem {
+	return &Problem{Reason: ReasonNameConflict, Message: fmt.Sprintf(format, args...)}
+}
+
+// InvalidSpec: the WebApp cannot be rendered, or the API server refuses what it renders to.
+func InvalidSpec(format string, args ...any) *Problem {
+	return &Problem{Reason: ReasonInvalidSpec, Message: fmt.Sprintf(format, args...)}
+}
+
+// ReconcileError: a transient failure, retried with backoff.
+func ReconcileError(err error) *Problem {
+	return &Problem{Reason: ReasonReconcileError, Message: err.Error()}
+}
