@@ -12,11 +12,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/webapp-operator/webapp-operator/internal/operator"
+	"github.com/webapp-operator/webapp-operator/test/framework"
 )
 
 // Scale settings of the control plane. Every client is the envtest admin (system:masters), which
@@ -34,69 +33,36 @@ var (
 	etcdArgs = map[string]string{"quota-backend-bytes": strconv.Itoa(8 << 30)}
 	// kube-controller-manager runs only what a Deployment needs, and the garbage collector that
 	// deletes a WebApp's children; its client and workers are sized so it is not the bottleneck.
-	kcmArgs = []string{
-		"--controllers=deployment,replicaset,garbagecollector", "--leader-elect=false", "--secure-port=0",
-		"--use-service-account-credentials=false", "--kube-api-qps=1000", "--kube-api-burst=2000",
+	kcmTuning = []string{
+		"--kube-api-qps=1000", "--kube-api-burst=2000",
 		"--concurrent-deployment-syncs=20", "--concurrent-replicaset-syncs=20", "--concurrent-gc-syncs=50",
 	}
 	fakeNodes = 4
 )
 
-// cluster is the loopback control plane: kube-apiserver and etcd (envtest), kube-controller-manager,
-// kube-scheduler and kwok with fake nodes.
+// cluster is the loopback control plane (framework.ControlPlane: kube-apiserver, etcd and
+// kube-controller-manager) with kube-scheduler and kwok playing fake nodes.
 type cluster struct {
-	env        *envtest.Environment
-	cfg        *rest.Config
-	kubeconfig string
-	children   []*child
+	*framework.ControlPlane
 }
 
 func startCluster(ctx context.Context, assets, kwokBin, repo, dir string) (_ *cluster, err error) {
-	c := &cluster{env: &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join(repo, "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-		BinaryAssetsDirectory: assets,
-	}}
-	api := c.env.ControlPlane.GetAPIServer()
-	for k, v := range apiserverArgs {
-		api.Configure().Set(k, v)
-	}
-	etcd := &envtest.Etcd{}
-	c.env.ControlPlane.Etcd = etcd
-	etcd.DataDir = filepath.Join(dir, "etcd")
-	for k, v := range etcdArgs {
-		etcd.Configure().Set(k, v)
-	}
-	if err := os.MkdirAll(etcd.DataDir, 0o700); err != nil {
+	step("starting kube-apiserver, etcd and kube-controller-manager")
+	cp, err := framework.StartControlPlane(framework.ControlPlaneOptions{
+		Assets: assets, CRDDir: filepath.Join(repo, "config", "crd", "bases"), Dir: dir,
+		APIServerArgs: apiserverArgs, EtcdArgs: etcdArgs, EtcdOnDisk: true,
+		KubeControllerManager: append(append([]string{}, framework.ControllersForDeployments...), kcmTuning...),
+	})
+	if err != nil {
 		return nil, err
 	}
-	step("starting kube-apiserver and etcd")
-	if c.cfg, err = c.env.Start(); err != nil {
-		return nil, fmt.Errorf("starting the control plane: %w", err)
-	}
+	c := &cluster{cp}
 	defer func() {
 		if err != nil {
-			c.stop()
+			c.Stop()
 		}
 	}()
-	admin, err := c.env.AddUser(envtest.User{Name: "bench-admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		return nil, err
-	}
-	kc, err := admin.KubeConfig()
-	if err != nil {
-		return nil, err
-	}
-	c.kubeconfig = filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(c.kubeconfig, kc, 0o600); err != nil {
-		return nil, err
-	}
-
-	step("starting kube-controller-manager, kube-scheduler and kwok")
-	if err := c.spawn("kube-controller-manager", dir, filepath.Join(assets, "kube-controller-manager"),
-		append([]string{"--kubeconfig=" + c.kubeconfig}, kcmArgs...)...); err != nil {
-		return nil, err
-	}
+	step("starting kube-scheduler and kwok")
 	schedConfig := filepath.Join(dir, "scheduler.yaml")
 	if err := os.WriteFile(schedConfig, []byte(fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
@@ -106,10 +72,10 @@ clientConnection:
   burst: 2000
 leaderElection:
   leaderElect: false
-`, c.kubeconfig)), 0o600); err != nil {
+`, c.Kubeconfig)), 0o600); err != nil {
 		return nil, err
 	}
-	if err := c.spawn("kube-scheduler", dir, filepath.Join(assets, "kube-scheduler"),
+	if err := c.Spawn("kube-scheduler", filepath.Join(assets, "kube-scheduler"),
 		"--config="+schedConfig, "--secure-port=0"); err != nil {
 		return nil, err
 	}
@@ -124,7 +90,7 @@ options:
 	}
 	// The default stages (node-initialize, node heartbeat, pod-ready, pod-delete) are what we
 	// want: a pod is Running and Ready as soon as it is bound, and deleted pods go away at once.
-	if err := c.spawn("kwok", dir, kwokBin, "--kubeconfig="+c.kubeconfig, "--config="+kwokConfig,
+	if err := c.Spawn("kwok", kwokBin, "--kubeconfig="+c.Kubeconfig, "--config="+kwokConfig,
 		"--manage-all-nodes", "--cidr=10.128.0.0/12", "--node-lease-duration-seconds=40"); err != nil {
 		return nil, err
 	}
@@ -134,19 +100,10 @@ options:
 	return c, nil
 }
 
-func (c *cluster) spawn(name, dir, bin string, args ...string) error {
-	ch, err := startChild(name, filepath.Join(dir, name+".log"), nil, bin, args...)
-	if err != nil {
-		return err
-	}
-	c.children = append(c.children, ch)
-	return nil
-}
-
 // addNodes creates the fake nodes kwok plays and waits until they are Ready. kwok gives each
 // 1M pods of capacity, so placement is never what limits the benchmark.
 func (c *cluster) addNodes(ctx context.Context) error {
-	cl, err := client.New(c.cfg, client.Options{Scheme: operator.Scheme})
+	cl, err := client.New(c.Config, client.Options{Scheme: operator.Scheme})
 	if err != nil {
 		return err
 	}
@@ -164,7 +121,7 @@ func (c *cluster) addNodes(ctx context.Context) error {
 	}
 	step("waiting for %d kwok nodes to be Ready", fakeNodes)
 	allReady := func(ctx context.Context) (bool, error) {
-		if err := c.check(); err != nil {
+		if err := c.Check(); err != nil {
 			return false, err
 		}
 		var nodes corev1.NodeList
@@ -182,23 +139,6 @@ func (c *cluster) addNodes(ctx context.Context) error {
 		return ready == fakeNodes, nil
 	}
 	return wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 2*time.Minute, true, allReady)
-}
-
-// check fails when a component of the cluster died.
-func (c *cluster) check() error {
-	for _, ch := range c.children {
-		if gone, err := ch.exited(); gone {
-			return err
-		}
-	}
-	return nil
-}
-
-func (c *cluster) stop() {
-	for i := len(c.children) - 1; i >= 0; i-- {
-		c.children[i].stop()
-	}
-	_ = c.env.Stop()
 }
 
 // freePort asks the kernel for a free loopback port.

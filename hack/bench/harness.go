@@ -18,7 +18,7 @@ import (
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/operator"
-	"github.com/webapp-operator/webapp-operator/internal/render"
+	"github.com/webapp-operator/webapp-operator/internal/resources"
 )
 
 // harness drives the cluster: a fast client for creating objects, and a cache of the WebApps
@@ -37,17 +37,17 @@ var (
 )
 
 func newHarness(ctx context.Context, opts options, c *cluster) (*harness, error) {
-	cfg := rest.CopyConfig(c.cfg)
+	cfg := rest.CopyConfig(c.Config)
 	cfg.QPS, cfg.Burst = 5000, 10000
 	cl, err := client.New(cfg, client.Options{Scheme: operator.Scheme})
 	if err != nil {
 		return nil, err
 	}
-	ours := labels.SelectorFromSet(labels.Set{render.LabelManagedBy: render.ManagedBy})
+	ours := labels.SelectorFromSet(labels.Set{resources.LabelManagedBy: resources.ManagedBy})
 	ca, err := cache.New(cfg, cache.Options{Scheme: operator.Scheme, ByObject: map[client.Object]cache.ByObject{
 		&appsv1.Deployment{}: {Label: ours},
 		&corev1.Service{}:    {Label: ours},
-		&corev1.Pod{}:        {Label: labels.SelectorFromSet(labels.Set{render.LabelName: render.AppName})},
+		&corev1.Pod{}:        {Label: labels.SelectorFromSet(labels.Set{resources.LabelName: resources.AppName})},
 	}})
 	if err != nil {
 		return nil, err

@@ -30,6 +30,8 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/webapp-operator/webapp-operator/test/framework"
 )
 
 type options struct {
@@ -62,9 +64,9 @@ func main() {
 		"kube-apiserver, etcd, kube-controller-manager and kube-scheduler (hack/install-envtest-bins.sh WITH_SCHED=1)")
 	flag.StringVar(&opts.Repo, "repo", ".", "the repository root (for the CRD)")
 	flag.StringVar(&opts.State, "state-dir", ".cache/bench", "logs, etcd data and reports go under this folder")
-	flag.StringVar(&opts.K8sVersion, "k8s-version", "v1.37.2", "for the report")
-	flag.StringVar(&opts.EtcdVersion, "etcd-version", "v3.7.3", "for the report")
-	flag.StringVar(&opts.KwokVersion, "kwok-version", "v0.7.0", "for the report")
+	flag.StringVar(&opts.K8sVersion, "k8s-version", "", "for the report (make bench passes hack/versions.env)")
+	flag.StringVar(&opts.EtcdVersion, "etcd-version", "", "for the report")
+	flag.StringVar(&opts.KwokVersion, "kwok-version", "", "for the report")
 	flag.StringVar(&opts.Commit, "commit", "unknown", "the operator's commit, for the report")
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.WriteTo(io.Discard)))
@@ -112,7 +114,7 @@ func run(ctx context.Context, opts options) (int, error) {
 	}
 	defer func() {
 		step("stopping the cluster")
-		c.stop()
+		c.Stop()
 	}()
 	h, err := newHarness(ctx, opts, c)
 	if err != nil {
@@ -202,9 +204,7 @@ func parseInts(s string) ([]int, error) {
 	return out, nil
 }
 
-func step(format string, args ...any) {
-	fmt.Printf("%s ==> %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
-}
+func step(format string, args ...any) { framework.Step(format, args...) }
 
 func fatal(err error) {
 	fmt.Fprintln(os.Stderr, "bench:", err)

@@ -9,12 +9,14 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/webapp-operator/webapp-operator/test/framework"
 )
 
 // operatorProc is the manager binary running as its own process, so that its memory and CPU are
 // its own and its client metrics count only its requests.
 type operatorProc struct {
-	*child
+	*framework.Process
 	metricsURL string
 	started    time.Time
 }
@@ -36,7 +38,7 @@ func startOperator(ctx context.Context, bin, kubeconfig, logPath string, s opera
 		return nil, err
 	}
 	started := time.Now()
-	ch, err := startChild("operator", logPath, []string{"KUBECONFIG=" + kubeconfig}, bin,
+	ch, err := framework.StartProcess("operator", logPath, []string{"KUBECONFIG=" + kubeconfig}, bin,
 		"--metrics-bind-address=127.0.0.1:"+strconv.Itoa(metricsPort), "--metrics-secure=false",
 		"--health-probe-bind-address=127.0.0.1:"+strconv.Itoa(probePort),
 		"--max-concurrent-reconciles="+strconv.Itoa(s.Concurrency),
@@ -44,11 +46,11 @@ func startOperator(ctx context.Context, bin, kubeconfig, logPath string, s opera
 	if err != nil {
 		return nil, err
 	}
-	op := &operatorProc{child: ch, started: started,
+	op := &operatorProc{Process: ch, started: started,
 		metricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)}
 	readyz := fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort)
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		if gone, err := ch.exited(); gone {
+		if gone, err := ch.Exited(); gone {
 			return false, err
 		}
 		resp, err := http.Get(readyz)
@@ -59,7 +61,7 @@ func startOperator(ctx context.Context, bin, kubeconfig, logPath string, s opera
 		return resp.StatusCode == http.StatusOK, nil
 	})
 	if err != nil {
-		ch.stop()
+		ch.Stop()
 		return nil, fmt.Errorf("waiting for the operator to be ready: %w", err)
 	}
 	return op, nil
@@ -94,7 +96,7 @@ func (o *operatorProc) snapshot() (snapshot, error) {
 	if err != nil {
 		return snapshot{}, err
 	}
-	p, err := readProc(o.pid())
+	p, err := readProc(o.PID())
 	if err != nil {
 		return snapshot{}, err
 	}

@@ -4,71 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
-
-// child is a process the harness started; its output goes to a log file.
-type child struct {
-	name string
-	cmd  *exec.Cmd
-	log  *os.File
-	done chan struct{}
-	err  error
-}
-
-// startChild starts bin with args, output to logPath. The child is killed if the harness dies
-// (Pdeathsig), so an interrupted run leaves no process behind.
-func startChild(name, logPath string, env []string, bin string, args ...string) (*child, error) {
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.Env = append(os.Environ(), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		_ = logFile.Close()
-		return nil, fmt.Errorf("starting %s: %w", name, err)
-	}
-	c := &child{name: name, cmd: cmd, log: logFile, done: make(chan struct{})}
-	go func() {
-		c.err = cmd.Wait()
-		close(c.done)
-	}()
-	return c, nil
-}
-
-func (c *child) pid() int { return c.cmd.Process.Pid }
-
-// exited reports whether the child stopped on its own, with its error.
-func (c *child) exited() (bool, error) {
-	select {
-	case <-c.done:
-		return true, fmt.Errorf("%s exited: %v (log: %s)", c.name, c.err, c.log.Name())
-	default:
-		return false, nil
-	}
-}
-
-// stop sends SIGTERM, waits up to 20 s, then kills.
-func (c *child) stop() {
-	if c == nil {
-		return
-	}
-	_ = c.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-c.done:
-	case <-time.After(20 * time.Second):
-		_ = c.cmd.Process.Kill()
-		<-c.done
-	}
-	_ = c.log.Close()
-}
 
 // procSample is what /proc says about a process at one moment.
 type procSample struct {

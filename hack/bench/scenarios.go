@@ -6,17 +6,18 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
-	"github.com/webapp-operator/webapp-operator/internal/render"
+	"github.com/webapp-operator/webapp-operator/internal/resources"
 )
 
 const (
@@ -93,17 +94,17 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 		res.Wall = time.Since(began)
 	}()
 	settings := operatorSettings{Concurrency: spec.Concurrency, QPS: spec.QPS, Burst: spec.Burst}
-	op, err := startOperator(ctx, h.opts.Manager, h.cluster.kubeconfig, operatorLog(h.opts.StateDir, tag, 1), settings)
+	op, err := startOperator(ctx, h.opts.Manager, h.cluster.Kubeconfig, operatorLog(h.opts.StateDir, tag, 1), settings)
 	if err != nil {
 		res.Err = err
 		return res
 	}
-	defer func() { op.stop() }()
+	defer func() { op.Stop() }()
 	check := func() error {
-		if err := h.cluster.check(); err != nil {
+		if err := h.cluster.Check(); err != nil {
 			return err
 		}
-		_, err := op.exited()
+		_, err := op.Exited()
 		return err
 	}
 	ks := keys(spec.N)
@@ -144,8 +145,8 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 
 	// 2b. forced resync: a restarted operator reconciles every WebApp from scratch.
 	step("[%s]    forced resync: restarting the operator", tag)
-	op.stop()
-	op, err = startOperator(ctx, h.opts.Manager, h.cluster.kubeconfig, operatorLog(h.opts.StateDir, tag, 2), settings)
+	op.Stop()
+	op, err = startOperator(ctx, h.opts.Manager, h.cluster.Kubeconfig, operatorLog(h.opts.StateDir, tag, 2), settings)
 	if err != nil {
 		return fail("resync", err)
 	}
@@ -262,25 +263,23 @@ func (h *harness) timed(ctx context.Context, obj client.Object, ks []string, pre
 func (h *harness) ceiling(ctx context.Context, n int) (phase, error) {
 	ks := keys(n)
 	step("[ceiling] create %d Deployments and Services directly", n)
-	lat, total, err := h.timed(ctx, &appsv1.Deployment{}, ks, deploymentAvailable, h.cluster.check,
+	lat, total, err := h.timed(ctx, &appsv1.Deployment{}, ks, deploymentAvailable, h.cluster.Check,
 		func(ctx context.Context, key string) error {
 			ns, name := splitKey(key)
 			app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 				Spec: webappv1.WebAppSpec{Image: imageV1, Replicas: ptr.To[int32](1)}}
-			dep, err := render.Deployment(app)
-			if err != nil {
-				return err
+			for _, child := range resources.All {
+				obj, err := ceilingObject(child, app)
+				if err != nil || obj == nil {
+					return err
+				}
+				if err := retry(ctx, func() error {
+					return h.cl.Apply(ctx, obj, client.FieldOwner("bench-ceiling"), client.ForceOwnership)
+				}); err != nil {
+					return err
+				}
 			}
-			svc := render.Service(app)
-			dep.OwnerReferences, svc.OwnerReferences = nil, nil // no WebApp owns them
-			if err := retry(ctx, func() error {
-				return h.cl.Apply(ctx, dep, client.FieldOwner("bench-ceiling"), client.ForceOwnership)
-			}); err != nil {
-				return err
-			}
-			return retry(ctx, func() error {
-				return h.cl.Apply(ctx, svc, client.FieldOwner("bench-ceiling"), client.ForceOwnership)
-			})
+			return nil
 		})
 	if err != nil {
 		return phase{}, fmt.Errorf("ceiling: %w", err)
@@ -289,7 +288,8 @@ func (h *harness) ceiling(ctx context.Context, n int) (phase, error) {
 	start := time.Now()
 	err = parallel(ctx, h.opts.Workers, len(ks), func(ctx context.Context, i int) error {
 		ns, name := splitKey(ks[i])
-		for _, obj := range []client.Object{&appsv1.Deployment{}, &corev1.Service{}} {
+		for _, child := range resources.All {
+			obj := child.New()
 			obj.SetNamespace(ns)
 			obj.SetName(name)
 			if err := retry(ctx, func() error { return h.cl.Delete(ctx, obj) }); err != nil && !apierrors.IsNotFound(err) {
@@ -299,9 +299,25 @@ func (h *harness) ceiling(ctx context.Context, n int) (phase, error) {
 		return nil
 	})
 	if err == nil {
-		_, err = h.waitGone(ctx, start, h.cluster.check)
+		_, err = h.waitGone(ctx, start, h.cluster.Check)
 	}
 	return phase{Total: total, Latency: lat}, err
+}
+
+// ceilingObject is the object the operator would apply for child, without the owner reference (no
+// WebApp exists to own it); nil when the WebApp wants none.
+func ceilingObject(child resources.Child, app *webappv1.WebApp) (runtime.ApplyConfiguration, error) {
+	desired, err := child.Desired(app)
+	if err != nil || desired == nil {
+		return nil, err
+	}
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(desired)
+	if err != nil {
+		return nil, err
+	}
+	obj := &unstructured.Unstructured{Object: u}
+	obj.SetOwnerReferences(nil)
+	return client.ApplyConfigurationFromUnstructured(obj), nil
 }
 
 func sleepChecked(ctx context.Context, d time.Duration, check func() error) error {

@@ -8,14 +8,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"syscall"
@@ -23,15 +21,14 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/util/wait"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/operator"
+	"github.com/webapp-operator/webapp-operator/test/framework"
 )
 
 func main() {
@@ -65,50 +62,28 @@ func run(ctx context.Context, stateDir, samplePath, namespace string, once bool)
 	if err := os.MkdirAll(stateDir, 0o755); err != nil {
 		return err
 	}
-	step("starting kube-apiserver and etcd from %s", assets)
-	env := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join("config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-		BinaryAssetsDirectory: assets,
-	}
-	cfg, err := env.Start()
-	if err != nil {
-		return fmt.Errorf("starting the control plane: %w", err)
-	}
-	defer func() {
-		step("stopping the control plane")
-		_ = env.Stop()
-	}()
-
-	admin, err := env.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		return err
-	}
-	kubeconfig, err := admin.KubeConfig()
-	if err != nil {
-		return err
-	}
-	kubeconfigPath, _ := filepath.Abs(filepath.Join(stateDir, "kubeconfig"))
-	if err := os.WriteFile(kubeconfigPath, kubeconfig, 0o600); err != nil {
-		return err
-	}
-
 	// Without a node the furthest a rollout can get is pods created but unavailable; without
 	// kube-controller-manager, not even that.
+	opts := framework.ControlPlaneOptions{Assets: assets, CRDDir: filepath.Join("config", "crd", "bases"), Dir: stateDir}
 	settled := "ReplicasUnavailable"
-	if kcm := filepath.Join(assets, "kube-controller-manager"); fileExists(kcm) {
-		step("starting kube-controller-manager (deployment and replicaset controllers)")
-		stopKCM, err := startControllerManager(kcm, kubeconfigPath, filepath.Join(stateDir, "kube-controller-manager.log"))
-		if err != nil {
-			return err
-		}
-		defer stopKCM()
+	if fileExists(filepath.Join(assets, "kube-controller-manager")) {
+		opts.KubeControllerManager = framework.ControllersForDeployments
+		framework.Step("starting kube-apiserver, etcd and kube-controller-manager from %s", assets)
 	} else {
-		step("no kube-controller-manager in %s: Deployments will not get ReplicaSets", assets)
+		framework.Step("starting kube-apiserver and etcd from %s (no kube-controller-manager: Deployments will not get ReplicaSets)", assets)
 		settled = "RolloutInProgress"
 	}
+	cp, err := framework.StartControlPlane(opts)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		framework.Step("stopping the control plane")
+		cp.Stop()
+	}()
+	cfg, kubeconfigPath := cp.Config, cp.Kubeconfig
 
-	step("starting the operator")
+	framework.Step("starting the operator")
 	mgr, err := operator.NewManager(cfg, operator.Options{
 		MaxConcurrentReconciles: 2,
 		Metrics:                 metricsserver.Options{BindAddress: "0"},
@@ -126,12 +101,12 @@ func run(ctx context.Context, stateDir, samplePath, namespace string, once bool)
 	if err != nil {
 		return err
 	}
-	app, err := readWebApp(samplePath)
+	app, err := framework.ReadWebApp(samplePath)
 	if err != nil {
 		return err
 	}
 	app.Namespace = namespace
-	step("creating WebApp %s/%s from %s", namespace, app.Name, samplePath)
+	framework.Step("creating WebApp %s/%s from %s", namespace, app.Name, samplePath)
 	if err := c.Create(ctx, app); err != nil {
 		return fmt.Errorf("creating the sample: %w", err)
 	}
@@ -177,41 +152,7 @@ func watchStatus(ctx context.Context, c client.Client, key client.ObjectKey, set
 	return err
 }
 
-func startControllerManager(bin, kubeconfig, logPath string) (func(), error) {
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(bin, "--kubeconfig", kubeconfig, "--controllers=deployment,replicaset",
-		"--leader-elect=false", "--secure-port=0", "--use-service-account-credentials=false")
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting kube-controller-manager: %w", err)
-	}
-	return func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		_ = cmd.Wait()
-		_ = logFile.Close()
-	}, nil
-}
-
-func readWebApp(path string) (*webappv1.WebApp, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	app := &webappv1.WebApp{}
-	if err := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096).Decode(app); err != nil {
-		return nil, fmt.Errorf("decoding %s: %w", path, err)
-	}
-	return app, nil
-}
-
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
-}
-
-func step(format string, args ...any) {
-	fmt.Printf("==> "+format+"\n", args...)
 }

@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 
 	"github.com/webapp-operator/webapp-operator/internal/operator"
+	"github.com/webapp-operator/webapp-operator/test/framework"
 )
 
 const (
@@ -41,25 +42,19 @@ var (
 	cancel    context.CancelFunc
 	k8s       client.Client
 	namespace string
-	kubectl   = envOr("KUBECTL", "kubectl")
-	demoImage = envOr("DEMO_IMG", "localhost/demoapp")
-	netnsPath = "/run/netns/" + envOr("LOCAL_CLUSTER_NETNS", "webapp-lc")
+	kubectl   = framework.EnvOr("KUBECTL", "kubectl")
+	demoImage = framework.EnvOr("DEMO_IMG", "localhost/demoapp")
+	// nodeHTTP reaches ClusterIPs from the node's network namespace
+	nodeHTTP = framework.NodeHTTPClient()
 )
 
-func envOr(key, def string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return def
-}
+// get returns the status code and body of GET url, called from the node.
+func get(url string) (int, string, error) { return framework.Get(nodeHTTP, url) }
 
 func TestE2E(t *testing.T) {
 	RegisterFailHandler(Fail)
-	timeout := 2 * time.Minute
-	if d, err := time.ParseDuration(os.Getenv("E2E_TIMEOUT")); err == nil {
-		timeout = d // e.g. E2E_TIMEOUT=20s to see a failure and its diagnostics quickly
-	}
-	SetDefaultEventuallyTimeout(timeout)
+	// E2E_TIMEOUT=20s, for instance, shows a failure and its diagnostics quickly
+	SetDefaultEventuallyTimeout(framework.DurationEnv("E2E_TIMEOUT", 2*time.Minute))
 	SetDefaultEventuallyPollingInterval(500 * time.Millisecond)
 	RunSpecs(t, "e2e suite (local cluster)")
 }
@@ -70,7 +65,7 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred(), "KUBECONFIG must point at the local cluster (hack/local-cluster.sh env)")
 	k8s, err = client.New(cfg, client.Options{Scheme: operator.Scheme})
 	Expect(err).NotTo(HaveOccurred())
-	_, err = os.Stat(netnsPath)
+	_, err = os.Stat(framework.NodeNetns)
 	Expect(err).NotTo(HaveOccurred(), "the node's network namespace; is the local cluster up?")
 
 	namespace = "e2e-" + rand.String(5)

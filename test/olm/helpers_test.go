@@ -1,11 +1,8 @@
 package olm
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"net/http"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -20,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/test/framework"
 )
 
 // expectOnlyCSV waits until the namespace holds exactly the CSV of version, in phase Succeeded: after an
@@ -55,7 +53,7 @@ func upgradeKeepsServing(wa *webappv1.WebApp, version string, upgrade func()) {
 	expectRunning(wa.Namespace, version)
 	expectReady(wa)
 	Consistently(func() children { return childrenOf(wa) }, 5*time.Second).Should(Equal(before))
-	p.finish()
+	expectNoFailedRequests(p)
 }
 
 // expectOperatorImage waits until the operator Deployment OLM made runs version's image, rolled out.
@@ -113,79 +111,24 @@ func childrenOf(wa *webappv1.WebApp) children {
 	return children{deployment: d.UID, service: s.UID, generation: d.Generation}
 }
 
-// prober sends a GET to the WebApp's Service every interval and counts the answers, from the start
-// of an upgrade to its end.
-type prober struct {
-	mu         sync.Mutex
-	ok, failed int
-	firstFails []string
-	stop       context.CancelFunc
-	done       chan struct{}
-}
-
-func startProber(wa *webappv1.WebApp, interval time.Duration) *prober {
+// startProber sends a GET to the WebApp's Service every interval and counts the answers, from the start
+// of an upgrade to its end. The suite runs inside the node's network namespace, so a plain client
+// reaches ClusterIPs; 5 s per request: a starved 2-core machine can be slow to answer, while a real
+// outage refuses or resets.
+func startProber(wa *webappv1.WebApp, interval time.Duration) *framework.Prober {
 	var svc corev1.Service
 	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(wa), &svc)).To(Succeed())
 	url := fmt.Sprintf("http://%s:%d/", svc.Spec.ClusterIP, svc.Spec.Ports[0].Port)
-	// a new connection per request: kube-proxy balances each one anew, so every endpoint is probed.
-	// 5 s: a starved 2-core machine can be slow to answer; a real outage refuses or resets.
 	hc := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	// kube-proxy programs a new Service's endpoints a moment after its pods are Ready: count only from
-	// the first answer on, so that what is measured is the upgrade, not the Service's start
-	Eventually(func() error { return get(hc, url) }).WithPolling(100*time.Millisecond).Should(Succeed(),
-		"the demo app answers through its Service before the upgrade")
-	pctx, stop := context.WithCancel(ctx)
-	p := &prober{stop: stop, done: make(chan struct{})}
-	go func() {
-		defer GinkgoRecover()
-		defer close(p.done)
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-pctx.Done():
-				return
-			case <-t.C:
-				p.record(get(hc, url))
-			}
-		}
-	}()
+	p, err := framework.StartProber(hc, url, interval)
+	Expect(err).NotTo(HaveOccurred(), "the demo app answers through its Service before the upgrade")
 	return p
 }
 
-func get(hc *http.Client, url string) error {
-	resp, err := hc.Get(url)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	return nil
-}
-
-func (p *prober) record(err error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if err == nil {
-		p.ok++
-		return
-	}
-	p.failed++
-	if len(p.firstFails) < 5 {
-		p.firstFails = append(p.firstFails, time.Now().Format(time.TimeOnly)+" "+err.Error())
-	}
-}
-
-// finish stops probing and expects every request to have succeeded.
-func (p *prober) finish() {
-	p.stop()
-	<-p.done
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	By(fmt.Sprintf("the demo app answered %d requests during the upgrade, %d failed", p.ok, p.failed))
-	Expect(p.ok).To(BeNumerically(">", 20), "too few requests to say anything")
-	Expect(p.failed).To(BeZero(), "failed requests: %v", p.firstFails)
+// expectNoFailedRequests stops p and expects every request to have succeeded.
+func expectNoFailedRequests(p *framework.Prober) {
+	ok, failed, firstFails := p.Stop()
+	By(fmt.Sprintf("the demo app answered %d requests during the upgrade, %d failed", ok, failed))
+	Expect(ok).To(BeNumerically(">", 20), "too few requests to say anything")
+	Expect(failed).To(BeZero(), "failed requests: %v", firstFails)
 }

@@ -36,22 +36,23 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/test/framework"
 )
 
 // Images and binaries, as hack/olm.sh env prints them (the Makefile passes them on).
 var (
-	operatorSDK     = envOr("OPERATOR_SDK", "operator-sdk")
-	kubectl         = envOr("KUBECTL", "kubectl")
-	opmImage        = mustEnv("OPM_IMG")
-	busyboxImage    = mustEnv("BUSYBOX_IMG")
-	bundleImageBase = mustEnv("BUNDLE_IMG_BASE")
-	operatorImgBase = mustEnv("OPERATOR_IMG_BASE")
-	demoImageBase   = mustEnv("DEMO_IMG_BASE")
-	scorecardImage  = mustEnv("SCORECARD_TEST_IMG")
-	ownTestImage    = mustEnv("WEBAPP_SCORECARD_IMG")
-	catalogV1       = mustEnv("CATALOG_V1_IMG") // webapp-operator 0.1.0
-	catalogV2       = mustEnv("CATALOG_V2_IMG") // 0.1.0 and 0.2.0, which replaces it
-	bundleDir       = envOr("BUNDLE_DIR", "../../bundle")
+	operatorSDK     = framework.EnvOr("OPERATOR_SDK", "operator-sdk")
+	kubectl         = framework.EnvOr("KUBECTL", "kubectl")
+	opmImage        = framework.MustEnv("OPM_IMG")
+	busyboxImage    = framework.MustEnv("BUSYBOX_IMG")
+	bundleImageBase = framework.MustEnv("BUNDLE_IMG_BASE")
+	operatorImgBase = framework.MustEnv("OPERATOR_IMG_BASE")
+	demoImageBase   = framework.MustEnv("DEMO_IMG_BASE")
+	scorecardImage  = framework.MustEnv("SCORECARD_TEST_IMG")
+	ownTestImage    = framework.MustEnv("WEBAPP_SCORECARD_IMG")
+	catalogV1       = framework.MustEnv("CATALOG_V1_IMG") // webapp-operator 0.1.0
+	catalogV2       = framework.MustEnv("CATALOG_V2_IMG") // 0.1.0 and 0.2.0, which replaces it
+	bundleDir       = framework.EnvOr("BUNDLE_DIR", "../../bundle")
 )
 
 var (
@@ -61,21 +62,6 @@ var (
 	scheme = runtime.NewScheme()
 )
 
-func envOr(key, def string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return def
-}
-
-func mustEnv(key string) string {
-	v := os.Getenv(key)
-	if v == "" {
-		v = "MISSING-" + key // reported by BeforeSuite, with the way to run the suite
-	}
-	return v
-}
-
 func TestOLM(t *testing.T) {
 	RegisterFailHandler(Fail)
 	SetDefaultEventuallyTimeout(4 * time.Minute)
@@ -84,10 +70,8 @@ func TestOLM(t *testing.T) {
 }
 
 var _ = BeforeSuite(func() {
-	for _, v := range []string{opmImage, busyboxImage, bundleImageBase, operatorImgBase, demoImageBase, scorecardImage,
-		ownTestImage, catalogV1, catalogV2} {
-		Expect(v).NotTo(HavePrefix("MISSING-"), "run the suite with `make test-olm`, which sets the image variables")
-	}
+	Expect(framework.Missing(opmImage, busyboxImage, bundleImageBase, operatorImgBase, demoImageBase, scorecardImage,
+		ownTestImage, catalogV1, catalogV2)).To(BeEmpty(), "run the suite with `make test-olm`, which sets the image variables")
 	ctx, cancel = context.WithCancel(context.Background())
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(webappv1.AddToScheme(scheme)).To(Succeed())

@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/test/framework"
 )
 
 const testName = "sample-becomes-ready"
@@ -74,7 +75,7 @@ func sampleBecomesReady(bundleDir, namespace, image string, timeout time.Duratio
 	if namespace == "" {
 		return fail(scapiv1alpha3.ErrorState, "SCORECARD_NAMESPACE is not set: run me with operator-sdk scorecard")
 	}
-	sample, err := loadSample(bundleDir)
+	sample, err := framework.SampleFromBundle(bundleDir)
 	if err != nil {
 		return fail(scapiv1alpha3.ErrorState, "reading the sample: %v", err)
 	}

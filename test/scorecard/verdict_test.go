@@ -57,16 +57,3 @@ func TestConditionLine(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
-
-func TestLoadSampleFromTheBundle(t *testing.T) {
-	wa, err := loadSample("../../bundle")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if wa.Kind != "WebApp" || wa.Name == "" || wa.Spec.Image == "" {
-		t.Errorf("sample: %+v", wa)
-	}
-	if _, err := loadSample(t.TempDir()); err == nil {
-		t.Error("an empty directory: want an error")
-	}
-}
