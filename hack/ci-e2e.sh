@@ -5,11 +5,12 @@
 #   (OLM installed from source, run bundle, Subscription, upgrades, scorecard: test/olm), 5. always take
 #   the cluster down and check that the host is exactly as before (hack/host-snapshot.sh).
 #   Exit status: non-zero if any step failed.
-# Needs root, Go, Debian apt (first run) and the Go module proxy (first run: ~20 min of builds, cached
+# Needs root, Go, Debian apt (first run) and the Go module proxy (first run only: the builds are cached
 # in ~/.cache/webapp-operator and the Go build cache afterwards).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-log() { echo "[ci-e2e $(date +%T)] $*" >&2; }
+LOG_PREFIX=ci-e2e
+. "$(dirname "$0")/lib.sh"
+cd "$REPO"
 start=$(date +%s)
 snapshot=$(mktemp /tmp/ci-e2e-host.XXXXXX)
 
@@ -25,9 +26,9 @@ finish() {
 
 # packages and binaries first: installing packages changes the host on purpose (and, on a fresh
 # machine, what the snapshot can read, e.g. iptables-save)
-log "prepare (cold: ~25 min of builds; cached: seconds)"
+log "prepare: Debian packages and the cluster's binaries (built once, then cached)"
 hack/local-cluster.sh prepare
-log "OLM binaries and busybox (cold: ~10 min; cached: seconds)"
+log "OLM binaries and busybox (built once, then cached)"
 hack/olm.sh build
 # the host as it is before anything of ours runs (a leftover cluster from an earlier job is taken
 # down first, so that the comparison is against a clean host)

@@ -11,7 +11,8 @@
 #
 # Values that change by themselves (counters, entropy, time) are left out.
 set -euo pipefail
-REPO=$(cd "$(dirname "$0")/.." && pwd)
+LOG_PREFIX=host-snapshot
+. "$(dirname "$0")/lib.sh"
 STATE=${LOCAL_CLUSTER_DIR:-$REPO/.cache/local-cluster}
 
 snapshot() {

@@ -6,16 +6,17 @@
 # `go install k8s.io/kubernetes/cmd/...@v` is refused (replace directives), so a throwaway module pins every
 # staging module with replace directives of its own.
 #
-# Usage: hack/install-envtest-bins.sh BIN_DIR       prints the assets dir (usable as KUBEBUILDER_ASSETS)
-# Env:   K8S_VERSION (v1.37.2)  ETCD_VERSION (v3.7.3)  WITH_KCM=1 also builds kube-controller-manager
+# Usage: hack/install-envtest-bins.sh [BIN_DIR]     prints the assets dir (usable as KUBEBUILDER_ASSETS)
+#        BIN_DIR defaults to ~/.cache/webapp-operator/envtest; versions: K8S_VERSION, ETCD_VERSION (hack/versions.env)
+# Env:   WITH_KCM=1 also builds kube-controller-manager
 #        WITH_NODE=1 also builds kube-controller-manager, kube-scheduler, kube-proxy and kubelet (the
 #        node binaries of hack/local-cluster.sh), into the same folder so every clone shares one copy
 #        WITH_SCHED=1 also builds kube-controller-manager and kube-scheduler (the scale benchmark, hack/bench)
-# Idempotent: returns at once when every binary is already there. Cold: ~13 min on 2 idle cores; warm GOCACHE: ~20 s.
+# Idempotent: returns at once when every binary is already there.
 set -euo pipefail
-BIN_DIR=$(mkdir -p "${1:?usage: $0 BIN_DIR}" && cd "$1" && pwd)
-K8S_VERSION=${K8S_VERSION:-v1.37.2}
-ETCD_VERSION=${ETCD_VERSION:-v3.7.3}
+LOG_PREFIX=envtest-bins
+. "$(dirname "$0")/lib.sh"
+BIN_DIR=$(mkdir -p "${1:-$CACHE_DIR/envtest}" && cd "${1:-$CACHE_DIR/envtest}" && pwd)
 STAGING_VERSION=v0.${K8S_VERSION#v1.}
 DEST="$BIN_DIR/k8s/${K8S_VERSION#v}-$(go env GOOS)-$(go env GOARCH)"
 WANT="kube-apiserver etcd kubectl"
@@ -26,7 +27,6 @@ WANT="kube-apiserver etcd kubectl"
 have_all() { for b in $WANT; do [ -x "$DEST/$b" ] || return 1; done; }
 if have_all; then echo "$DEST"; exit 0; fi
 
-log() { echo "[envtest-bins] $*" >&2; }
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/k8s" "$WORK/etcd" "$WORK/out"
@@ -53,16 +53,16 @@ for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   LD="$LD -X $p.gitVersion=$K8S_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$MINOR -X $p.gitTreeState=clean -X $p.buildDate=1970-01-01T00:00:00Z"
 done
 if [ -n "$CMDS" ]; then
-  log "building$CMDS $K8S_VERSION from the Go module proxy (cold: ~13 min with etcd on 2 cores, ~20 min with the node binaries; cached: ~20 s)"
+  log "building$CMDS $K8S_VERSION from the Go module proxy (cold: the longest build of the project; cached: seconds)"
   # -mod=mod: never `go mod tidy` this module, it would pull ~1.6 GB of Kubernetes test dependencies.
-  (cd "$WORK/k8s" && GOFLAGS="${GOFLAGS:-} -mod=mod" CGO_ENABLED=0 go build -trimpath -ldflags "$LD" -o "$WORK/out/" $PKGS)
+  (cd "$WORK/k8s" && GOWORK=off GOFLAGS="${GOFLAGS:-} -mod=mod" CGO_ENABLED=0 go build -trimpath -ldflags "$LD" -o "$WORK/out/" $PKGS)
 fi
 
 # etcd's server/v3 is package main; its go.mod has replace directives, so `go install` is refused too.
 if [ ! -x "$DEST/etcd" ]; then
   printf 'module envtest-etcd-bin\n\ngo 1.26\n\nrequire go.etcd.io/etcd/server/v3 %s\n' "$ETCD_VERSION" >"$WORK/etcd/go.mod"
   log "building etcd $ETCD_VERSION"
-  (cd "$WORK/etcd" && GOFLAGS="${GOFLAGS:-} -mod=mod" CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$WORK/out/etcd" go.etcd.io/etcd/server/v3)
+  (cd "$WORK/etcd" && GOWORK=off GOFLAGS="${GOFLAGS:-} -mod=mod" CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$WORK/out/etcd" go.etcd.io/etcd/server/v3)
 fi
 
 mkdir -p "$DEST"

@@ -6,23 +6,21 @@
 # Why a throwaway module: `go install sigs.k8s.io/kwok/cmd/kwok@v` may be refused by the proxy's version
 # listing, and kwok's own go.mod is not ours; a module that only requires it builds the same binary.
 #
-# Usage: hack/install-kwok.sh [CACHE_DIR]    prints the binary's path
-# Env:   KWOK_VERSION (v0.7.0)
+# Usage: hack/install-kwok.sh    prints the binary's path (KWOK_VERSION: hack/versions.env)
 # Idempotent: returns at once when the binary is already there. Cold: ~3 min on 2 idle cores.
 set -euo pipefail
-CACHE_DIR=${1:-$HOME/.cache/webapp-operator}
-KWOK_VERSION=${KWOK_VERSION:-v0.7.0}
+LOG_PREFIX=kwok
+. "$(dirname "$0")/lib.sh"
 DEST="$CACHE_DIR/kwok/$KWOK_VERSION"
 if [ -x "$DEST/kwok" ]; then echo "$DEST/kwok"; exit 0; fi
 
-log() { echo "[kwok] $*" >&2; }
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 printf 'module kwok-bin\n\ngo 1.26\n\nrequire sigs.k8s.io/kwok %s\n' "$KWOK_VERSION" >"$WORK/go.mod"
 printf 'package tools\n\nimport _ "sigs.k8s.io/kwok/cmd/kwok"\n' >"$WORK/tools.go"
 log "building kwok $KWOK_VERSION from the Go module proxy (cold: ~3 min on 2 cores)"
-(cd "$WORK" && GOFLAGS="${GOFLAGS:-} -mod=mod" go mod tidy >&2 &&
-  GOFLAGS="${GOFLAGS:-} -mod=mod" CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$WORK/kwok" sigs.k8s.io/kwok/cmd/kwok)
+(cd "$WORK" && GOWORK=off GOFLAGS="${GOFLAGS:-} -mod=mod" go mod tidy >&2 &&
+  GOWORK=off GOFLAGS="${GOFLAGS:-} -mod=mod" CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$WORK/kwok" sigs.k8s.io/kwok/cmd/kwok)
 mkdir -p "$DEST"
 mv -f "$WORK/kwok" "$DEST/kwok"
 log "installed into $DEST"

@@ -4,8 +4,8 @@
 # A real single-node Kubernetes cluster on this machine, where pods really run: etcd, kube-apiserver,
 # kube-controller-manager, kube-scheduler, kubelet, kube-proxy (iptables), containerd + runc, bridge CNI
 # and CoreDNS. No registry, no docker, no systemd, no internet:
-#   - Kubernetes v1.37.2, etcd v3.7.3 and CoreDNS v1.15.0 are built from the Go module proxy and cached in
-#     ~/.cache/webapp-operator (shared by every clone; hack/install-envtest-bins.sh WITH_NODE=1);
+#   - Kubernetes, etcd and CoreDNS (versions: hack/versions.env) are built from the Go module proxy and
+#     cached in ~/.cache/webapp-operator (shared by every clone; hack/install-envtest-bins.sh WITH_NODE=1);
 #   - containerd, runc, CNI plugins, iptables, conntrack and socat come from Debian (installed if missing);
 #   - images are tarballs built by hack/mkimage and imported into the node's containerd (`load-image`);
 #     pods must use imagePullPolicy IfNotPresent or Never.
@@ -23,15 +23,13 @@
 # hack/host-snapshot.sh checks that the host is unchanged after up + down.
 set -euo pipefail
 
-REPO=$(cd "$(dirname "$0")/.." && pwd)
+LOG_PREFIX=local-cluster
+. "$(dirname "$0")/lib.sh"
 STATE=${LOCAL_CLUSTER_DIR:-$REPO/.cache/local-cluster}
-CACHE_DIR=${CACHE_DIR:-$HOME/.cache/webapp-operator}
-K8S_VERSION=${K8S_VERSION:-v1.37.2}
-ETCD_VERSION=${ETCD_VERSION:-v3.7.3}
-COREDNS_VERSION=${COREDNS_VERSION:-v1.15.0}
-BIN=$CACHE_DIR/envtest/k8s/${K8S_VERSION#v}-linux-amd64
+TEMPLATES=$REPO/hack/local-cluster/templates
+BIN=$K8S_BIN
 COREDNS_BIN=$CACHE_DIR/coredns/$COREDNS_VERSION/coredns
-NETNS=${LOCAL_CLUSTER_NETNS:-webapp-lc}
+NETNS=$LOCAL_CLUSTER_NETNS
 NSPATH=/run/netns/$NETNS
 API_PORT=${LOCAL_CLUSTER_API_PORT:-16443}
 NODE=local-node
@@ -51,15 +49,9 @@ PAUSE_IMAGE=localhost/pause:local
 REGISTRY=$NODEIP:${LOCAL_CLUSTER_REGISTRY_PORT:-5000}
 export PATH=$BIN:$PATH
 
-T0=$(date +%s)
-log() { echo "[local-cluster $(date +%T) +$(($(date +%s) - T0))s] $*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-innet() { nsenter --net="$NSPATH" "$@"; }
+WAIT_FOR_HINT="logs: $LOGS"
 kctl() { kubectl --kubeconfig "$KUBECONFIG_HOST" "$@"; }
 ctr_() { ctr --address "$SOCK" -n k8s.io "$@"; }
-# alive PID: the process exists and is not a zombie. Our daemons outlive the shell that started them,
-# so their parent is PID 1, which may take seconds to reap them; kill -0 succeeds on a zombie.
-alive() { [ -r "/proc/$1/stat" ] && ! awk '{exit ($3 == "Z") ? 0 : 1}' "/proc/$1/stat" 2>/dev/null; }
 running() { [ -f "$RUN/$1.pid" ] && alive "$(cat "$RUN/$1.pid")"; }
 
 # start NAME [innet] CMD...: a background process in a session of its own, its PID in run/NAME.pid
@@ -96,15 +88,6 @@ stop() {
     rm -f "$f"
   done
 }
-wait_for() { # DESC TIMEOUT_S CMD...
-  local d=$1 to=$2; shift 2
-  for _ in $(seq 1 $((to * 2))); do
-    if "$@" >/dev/null 2>&1; then log "$d"; return 0; fi
-    sleep 0.5
-  done
-  die "timed out after ${to}s waiting for $d (logs: $LOGS)"
-}
-
 ensure_packages() {
   local need="" p
   for p in containerd runc containernetworking-plugins iptables conntrack socat openssl util-linux iproute2; do
@@ -123,16 +106,15 @@ ensure_binaries() {
   done
   if [ -n "$missing" ]; then
     log "building$missing $K8S_VERSION from the Go module proxy into $BIN"
-    log "  (cold: about 20 min on 2 idle cores, 600 MB of modules; with a warm Go build cache: about a minute)"
-    WITH_NODE=1 K8S_VERSION=$K8S_VERSION ETCD_VERSION=$ETCD_VERSION "$REPO/hack/install-envtest-bins.sh" "$CACHE_DIR/envtest" >/dev/null
+    WITH_NODE=1 "$REPO/hack/install-envtest-bins.sh" >/dev/null
   fi
   # the registry is this clone's code: rebuilt when it changes (a second or two)
   mkdir -p "$STATE/bin"
   (cd "$REPO" && CGO_ENABLED=0 go build -trimpath -o "$STATE/bin/registry" ./hack/registry)
   if [ ! -x "$COREDNS_BIN" ]; then
-    log "building CoreDNS $COREDNS_VERSION from the Go module proxy (cold: about 5 min; warm: seconds)"
+    log "building CoreDNS $COREDNS_VERSION from the Go module proxy"
     mkdir -p "$(dirname "$COREDNS_BIN")"
-    GOBIN=$(dirname "$COREDNS_BIN") CGO_ENABLED=0 GOFLAGS= go install -trimpath -ldflags "-s -w" \
+    GOWORK=off GOBIN=$(dirname "$COREDNS_BIN") CGO_ENABLED=0 GOFLAGS= go install -trimpath -ldflags "-s -w" \
       "github.com/coredns/coredns@$COREDNS_VERSION"
   fi
 }
@@ -141,61 +123,20 @@ ensure_binaries() {
 # plain HTTP (SERVER is where it would go otherwise, and only matters for HOST = our registry itself)
 pull_from_local_registry() {
   mkdir -p "$ETC/containerd/certs.d/$1"
-  cat >"$ETC/containerd/certs.d/$1/hosts.toml" <<EOF
-server = "$2"
-[host."http://$REGISTRY"]
-  capabilities = ["pull", "resolve"]
-EOF
+  MIRRORED_HOST=$1 MIRRORED_SERVER=$2 render "$TEMPLATES/hosts.toml" >"$ETC/containerd/certs.d/$1/hosts.toml"
 }
 
 write_configs() {
   mkdir -p "$RUN/containerd/state" "$VAR/containerd/root" "$VAR/opt" "$VAR/etcd" "$VAR/kubelet" "$VAR/cni/networks" \
     "$VAR/cni/cache" "$VAR/log/pods" "$LOGS" "$ETC/cni/net.d" "$ETC/kubernetes/manifests" "$STATE/images"
   "$REPO/hack/local-cluster/pki.sh" "$PKI" "$NODE" "$NODEIP"
-  cat >"$ETC/containerd.toml" <<EOF
-version = 2
-root = "$VAR/containerd/root"
-state = "$RUN/containerd/state"
-disabled_plugins = ["io.containerd.snapshotter.v1.aufs","io.containerd.snapshotter.v1.btrfs","io.containerd.snapshotter.v1.devmapper","io.containerd.snapshotter.v1.zfs","io.containerd.tracing.processor.v1.otlp","io.containerd.internal.v1.tracing"]
-[grpc]
-  address = "$SOCK"
-[ttrpc]
-  address = ""
-[debug]
-  address = "$RUN/containerd/debug.sock"
-[plugins."io.containerd.internal.v1.opt"]
-  path = "$VAR/opt"
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "$PAUSE_IMAGE"
-  stream_server_address = "127.0.0.1"
-  # root lacks CAP_SYS_RESOURCE here: runc cannot give the pause container oom_score_adj -998
-  restrict_oom_score_adj = true
-  [plugins."io.containerd.grpc.v1.cri".containerd]
-    snapshotter = "overlayfs"
-    default_runtime_name = "runc"
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-      runtime_type = "io.containerd.runc.v2"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-        SystemdCgroup = false
-        BinaryName = "/usr/sbin/runc"
-        Root = "$RUN/runc"
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "/usr/lib/cni"
-    conf_dir = "$ETC/cni/net.d"
-  [plugins."io.containerd.grpc.v1.cri".registry]
-    config_path = "$ETC/containerd/certs.d"
-EOF
+  render "$TEMPLATES/containerd.toml" >"$ETC/containerd.toml"
   pull_from_local_registry "$REGISTRY" "http://$REGISTRY"
   # a mirror, as disconnected clusters have: `operator-sdk run bundle-upgrade` has no flag for the image of
   # its registry pod's init container and hard-codes registry.access.redhat.com/ubi9/ubi:9.7 (hack/olm.sh
   # pushes a busybox under that name, which does the same job: cat and gzip)
   pull_from_local_registry registry.access.redhat.com https://registry.access.redhat.com
-  cat >"$ETC/cni/net.d/10-localbridge.conflist" <<EOF
-{"cniVersion": "0.4.0", "name": "webapp-lc", "plugins": [
-  {"type": "bridge", "bridge": "$CNIBR", "isGateway": true, "ipMasq": false, "hairpinMode": true,
-   "ipam": {"type": "host-local", "ranges": [[{"subnet": "$POD_CIDR"}]], "routes": [{"dst": "0.0.0.0/0"}],
-            "dataDir": "$VAR/cni/networks"}}]}
-EOF
+  render "$TEMPLATES/10-localbridge.conflist" >"$ETC/cni/net.d/10-localbridge.conflist"
   echo "nameserver $NODEIP" >"$ETC/resolv.conf"
   local c server
   for c in admin-node:admin:$NODEIP:6443 kubelet:kubelet:$NODEIP:6443 controller-manager:controller-manager:$NODEIP:6443 \
@@ -203,65 +144,10 @@ EOF
     IFS=: read -r name cert server port <<<"$c"
     local f=$ETC/kubernetes/$name.kubeconfig
     [ "$name" = host ] && f=$KUBECONFIG_HOST
-    cat >"$f" <<EOF
-apiVersion: v1
-kind: Config
-clusters:
-- name: webapp-local
-  cluster: {certificate-authority: $PKI/ca.crt, server: "https://$server:$port"}
-users:
-- name: $name
-  user: {client-certificate: $PKI/$cert.crt, client-key: $PKI/$cert.key}
-contexts:
-- name: webapp-local
-  context: {cluster: webapp-local, user: $name}
-current-context: webapp-local
-EOF
+    KC_SERVER=$server:$port KC_USER=$name KC_CERT=$cert render "$TEMPLATES/kubeconfig" >"$f"
   done
-  cat >"$ETC/kubernetes/kubelet-config.yaml" <<EOF
-apiVersion: kubelet.config.k8s.io/v1beta1
-kind: KubeletConfiguration
-address: $NODEIP
-healthzBindAddress: 127.0.0.1
-readOnlyPort: 0
-authentication:
-  anonymous: {enabled: false}
-  webhook: {enabled: true}
-  x509: {clientCAFile: $PKI/ca.crt}
-authorization: {mode: Webhook}
-tlsCertFile: $PKI/kubelet-serving.crt
-tlsPrivateKeyFile: $PKI/kubelet-serving.key
-cgroupDriver: cgroupfs
-failCgroupV1: false
-failSwapOn: false
-containerRuntimeEndpoint: unix://$SOCK
-imageServiceEndpoint: unix://$SOCK
-clusterDomain: cluster.local
-clusterDNS: [$NODEIP]
-resolvConf: $ETC/resolv.conf
-staticPodPath: $ETC/kubernetes/manifests
-podLogsDir: $VAR/log/pods
-maxPods: 60
-serializeImagePulls: false
-evictionHard: {memory.available: "100Mi", nodefs.available: "1%", imagefs.available: "1%", nodefs.inodesFree: "1%"}
-imageGCHighThresholdPercent: 100
-imageGCLowThresholdPercent: 99
-makeIPTablesUtilChains: false
-EOF
-  cat >"$ETC/Corefile" <<EOF
-.:53 {
-    bind $NODEIP
-    errors
-    health 127.0.0.1:8080
-    ready 127.0.0.1:8181
-    kubernetes cluster.local in-addr.arpa ip6.arpa {
-        kubeconfig $KC_NODE webapp-local
-        pods insecure
-        fallthrough in-addr.arpa ip6.arpa
-    }
-    cache 5
-}
-EOF
+  render "$TEMPLATES/kubelet-config.yaml" >"$ETC/kubernetes/kubelet-config.yaml"
+  render "$TEMPLATES/Corefile" >"$ETC/Corefile"
 }
 
 # The kubelet (protectKernelDefaults=false) rewrites some host-wide sysctls; `down` puts them back.

@@ -23,16 +23,11 @@
 # Pushing and rendering talk to the registry, which lives in the node's network namespace, so those
 # steps run inside it (nsenter). Needs root (nsenter) for images/catalog-build/install.
 set -euo pipefail
-REPO=$(cd "$(dirname "$0")/.." && pwd)
+LOG_PREFIX=olm
+. "$(dirname "$0")/lib.sh"
 cd "$REPO"
-CACHE_DIR=${CACHE_DIR:-$HOME/.cache/webapp-operator}
-OLM_VERSION=${OLM_VERSION:-v0.38.0}         # go.mod of hack/tools/olm pins the same version
-OPM_VERSION=${OPM_VERSION:-v1.61.0}         # the operator-registry that OLM $OLM_VERSION requires
-GRPC_HEALTH_PROBE_VERSION=v0.4.41  # pinned in hack/tools/olm/go.mod
-SDK_VERSION=${SDK_VERSION:-v1.42.2}
 OLM_BIN=$CACHE_DIR/olm/$OLM_VERSION/bin
 BUSYBOX_DIR=$CACHE_DIR/busybox
-NETNS=${LOCAL_CLUSTER_NETNS:-webapp-lc}
 REG=${LOCAL_CLUSTER_REGISTRY:-10.200.0.1:5000}
 KUBECONFIG=${KUBECONFIG:-$REPO/.cache/local-cluster/kubeconfig}
 KUBECTL=${KUBECTL:-kubectl}
@@ -43,7 +38,7 @@ IMAGE_VARS="OLM_IMG OPM_IMG BUSYBOX_IMG SCORECARD_TEST_IMG WEBAPP_SCORECARD_IMG 
 OLM_IMG=$REG/olm:$OLM_VERSION
 OPM_IMG=$REG/opm:$OPM_VERSION
 BUSYBOX_IMG=$REG/busybox:local
-SCORECARD_TEST_IMG=$REG/scorecard-test:$SDK_VERSION
+SCORECARD_TEST_IMG=$REG/scorecard-test:$OPERATOR_SDK_VERSION
 WEBAPP_SCORECARD_IMG=$REG/webapp-operator-scorecard:v0.1.0
 OPERATOR_IMG_BASE=$REG/webapp-operator
 BUNDLE_IMG_BASE=${BUNDLE_IMG_BASE:-$REG/webapp-operator-bundle}   # catalog-build: where the bundles are
@@ -53,10 +48,6 @@ CATALOG_IMG_BASE=$REG/webapp-operator-catalog
 VERSIONS=${OLM_TEST_VERSIONS:-0.1.0 0.2.0}
 OLM_TEST_ARGS=${OLM_TEST_ARGS:-}
 
-T0=$(date +%s)
-log() { echo "[olm $(date +%T) +$(($(date +%s) - T0))s] $*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-innet() { nsenter --net="/run/netns/$NETNS" "$@"; }
 # near IMAGE CMD...: CMD in the node's namespace when IMAGE lives in the local registry, else on the host
 near() { local img=$1; shift; if [ "${img#"$REG"/}" != "$img" ]; then innet "$@"; else "$@"; fi; }
 kctl() { "$KUBECTL" "$@"; }
@@ -67,20 +58,20 @@ build() {
   for b in $want; do [ -x "$OLM_BIN/$b" ] || missing="$missing $b"; done
   mkdir -p "$OLM_BIN"
   if [ -n "$missing" ]; then
-    log "building OLM $OLM_VERSION and opm $OPM_VERSION from the Go module proxy (cold: ~15 min on 2 cores; cached: seconds)"
-    (cd hack/tools/olm && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -tags json1 \
+    log "building OLM $OLM_VERSION and opm $OPM_VERSION from the Go module proxy (cold: minutes; cached: seconds)"
+    (cd hack/tools/olm && GOWORK=off CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -tags json1 \
       -ldflags "-s -w -X github.com/operator-framework/operator-lifecycle-manager/pkg/version.OLMVersion=$OLM_VERSION" \
       -o "$OLM_BIN/" github.com/operator-framework/operator-lifecycle-manager/cmd/{olm,catalog,package-server,copy-content} \
       github.com/operator-framework/operator-lifecycle-manager/util/cpb)
     # opm needs cgo (sqlite, for the deprecated index format that `opm registry` still serves); linked
     # statically so that it runs in an image with no libc
-    (cd hack/tools/olm && CGO_ENABLED=1 GOFLAGS=-mod=mod go build -trimpath -tags json1,containers_image_openpgp,netgo,osusergo \
+    (cd hack/tools/olm && GOWORK=off CGO_ENABLED=1 GOFLAGS=-mod=mod go build -trimpath -tags json1,containers_image_openpgp,netgo,osusergo \
       -ldflags "-s -w -extldflags -static -X github.com/operator-framework/operator-registry/cmd/opm/version.gitCommit=$OPM_VERSION -X github.com/operator-framework/operator-registry/cmd/opm/version.opmVersion=$OPM_VERSION" \
       -o "$OLM_BIN/opm" github.com/operator-framework/operator-registry/cmd/opm)
   fi
   if [ ! -x "$OLM_BIN/grpc_health_probe" ]; then
     log "building grpc_health_probe $GRPC_HEALTH_PROBE_VERSION"
-    (cd hack/tools/olm && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags "-s -w" \
+    (cd hack/tools/olm && GOWORK=off CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags "-s -w" \
       -o "$OLM_BIN/grpc_health_probe" github.com/grpc-ecosystem/grpc-health-probe)
   fi
   if [ ! -x "$BUSYBOX_DIR/busybox" ]; then
@@ -108,7 +99,7 @@ rootfs() {
 
 images() {
   build
-  [ -e "/run/netns/$NETNS" ] || die "the local cluster is not up (hack/local-cluster.sh up)"
+  [ -e "/run/netns/$LOCAL_CLUSTER_NETNS" ] || die "the local cluster is not up (hack/local-cluster.sh up)"
   # mkimage is compiled on the host (the namespace has no route to the Go proxy), then run inside it
   go build -o bin/mkimage ./hack/mkimage
   # -tag is the last argument of every push, so the log names the image

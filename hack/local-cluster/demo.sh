@@ -3,10 +3,10 @@
 # app, wait for Ready, show it, and call its Service over HTTP from inside the node's network namespace
 # (by ClusterIP, and by DNS name from a pod-side client: the demo app's own /lookup).
 set -euo pipefail
-REPO=$(cd "$(dirname "$0")/../.." && pwd)
+LOG_PREFIX=demo
+. "$(dirname "$0")/../lib.sh"
 eval "$("$REPO/hack/local-cluster.sh" env)"
 DEMO_IMG=${DEMO_IMG:-localhost/demoapp}
-log() { echo "[demo $(date +%T)] $*" >&2; }
 
 log "creating WebApp 'demo' (image $DEMO_IMG:v1, 2 replicas)"
 kubectl apply --server-side -f - <<YAML

@@ -8,12 +8,12 @@
 # Why not the quickstart files of the module: they are stale in the tagged source (packageserver 0.18.3,
 # no OLMConfig CRD, single-dash flags the catalog operator refuses); releases regenerate them.
 set -euo pipefail
-REPO=$(cd "$(dirname "$0")/../.." && pwd)
-OLM_VERSION=${OLM_VERSION:-v0.38.0}
-OPM_VERSION=${OPM_VERSION:-v1.61.0}
+LOG_PREFIX=olm-manifests
+. "$(dirname "$0")/../lib.sh"
 HELM=${HELM:-$REPO/bin/helm}
 OUT=$REPO/hack/olm/manifests
 
+export GOWORK=off # hack/tools/olm is a module of its own
 MOD=$(cd "$REPO/hack/tools/olm" && go list -m -f '{{.Dir}}' github.com/operator-framework/operator-lifecycle-manager)
 [ "$(cd "$REPO/hack/tools/olm" && go list -m -f '{{.Version}}' github.com/operator-framework/operator-lifecycle-manager)" = "$OLM_VERSION" ] ||
   { echo "hack/tools/olm does not pin OLM $OLM_VERSION" >&2; exit 1; }

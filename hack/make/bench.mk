@@ -1,0 +1,28 @@
+# The scale benchmark (hack/bench: how the operator scales, on a loopback cluster with kwok;
+# docs/performance.md). Included by the Makefile.
+
+# Comma-separated values; every combination of N, concurrency and QPS is one run (burst = 2 x QPS).
+BENCH_N ?= 100,1000
+BENCH_CONCURRENCY ?= 4
+BENCH_QPS ?= 50
+# > 0: rerun the largest N with this many unrelated Deployments and as many Services in the cluster.
+BENCH_UNRELATED ?= 0
+BENCH_STEADY ?= 2m
+BENCH_ARGS ?=
+
+##@ Benchmark (hack/make/bench.mk)
+
+.PHONY: bench
+bench: ## Scale benchmark: builds the control plane, kwok and the manager if needed, runs BENCH_N, prints tables.
+	@WITH_SCHED=1 hack/install-envtest-bins.sh $(ENVTEST_DIR) >/dev/null
+	@hack/install-kwok.sh >/dev/null
+	go build -o bin/manager cmd/main.go
+	go build -o bin/bench ./hack/bench
+	bin/bench -n $(BENCH_N) -concurrency $(BENCH_CONCURRENCY) -qps $(BENCH_QPS) -unrelated $(BENCH_UNRELATED) \
+		-steady $(BENCH_STEADY) -assets $(ENVTEST_DIR)/k8s/$(ENVTEST_K8S_VERSION)-$$(go env GOOS)-$$(go env GOARCH) \
+		-kwok $(CACHE_DIR)/kwok/$(KWOK_VERSION)/kwok -k8s-version $(K8S_VERSION) -etcd-version $(ETCD_VERSION) \
+		-kwok-version $(KWOK_VERSION) -commit "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" $(BENCH_ARGS)
+
+.PHONY: bench-smoke
+bench-smoke: ## The benchmark at N=100 with a 20 s steady state, to keep the harness working (about 1.5 min).
+	$(MAKE) bench BENCH_N=100 BENCH_CONCURRENCY=4 BENCH_QPS=50 BENCH_UNRELATED=0 BENCH_STEADY=20s

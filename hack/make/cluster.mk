@@ -1,0 +1,61 @@
+# The local cluster (hack/local-cluster.sh: a real single-node cluster in a network namespace), the
+# `make demo` quickstart and the end-to-end suite. Included by the Makefile.
+
+LOCAL_CLUSTER := hack/local-cluster.sh
+LOCAL_KUBECONFIG ?= $(shell pwd)/.cache/local-cluster/kubeconfig
+LOCAL_KUBECTL ?= $(ENVTEST_DIR)/k8s/$(ENVTEST_K8S_VERSION)-linux-amd64/kubectl
+LOCAL_ENV = KUBECONFIG=$(LOCAL_KUBECONFIG)
+DEMO_IMG ?= localhost/demoapp
+# Two tags of the demo app that answer differently, for rolling updates in the demo and e2e tests.
+DEMO_TAGS ?= v1 v2
+E2E_ARGS ?=
+# How many times test-e2e-repeat runs the suite.
+E2E_REPEAT ?= 3
+
+##@ Local cluster (hack/make/cluster.mk)
+
+.PHONY: cluster-up
+cluster-up: ## Start the local cluster (builds and caches its binaries on first use).
+	$(LOCAL_CLUSTER) up
+
+.PHONY: cluster-down
+cluster-down: ## Stop the local cluster and undo every host change it made.
+	$(LOCAL_CLUSTER) down
+
+.PHONY: demo-images
+demo-images: ## Build the demo app images bin/demoapp-<tag>.tar ($(DEMO_IMG):<tag> for each of DEMO_TAGS) without a daemon.
+	@for t in $(DEMO_TAGS); do \
+		CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -buildvcs=false -ldflags "-s -w -X main.version=$$t" -o bin/demoapp-$$t ./test/demoapp && \
+		go run ./hack/mkimage binary -binary bin/demoapp-$$t -name demoapp -tag $(DEMO_IMG):$$t -out bin/demoapp-$$t.tar || exit 1; \
+	done
+
+.PHONY: deploy-local
+deploy-local: image-tarball demo-images ## Build the manager and demo images, load them into the local cluster and `make deploy` the operator.
+	$(LOCAL_CLUSTER) load-image bin/manager-image.tar $(foreach t,$(DEMO_TAGS),bin/demoapp-$(t).tar)
+	@# the image keeps its tag across rebuilds (IfNotPresent, no registry): restart to pick up a new build
+	@if $(LOCAL_ENV) $(LOCAL_KUBECTL) -n webapp-operator-system get deploy webapp-operator-controller-manager >/dev/null 2>&1; then \
+		$(LOCAL_ENV) $(MAKE) deploy KUBECTL=$(LOCAL_KUBECTL) && \
+		$(LOCAL_ENV) $(LOCAL_KUBECTL) -n webapp-operator-system rollout restart deploy/webapp-operator-controller-manager; \
+	else $(LOCAL_ENV) $(MAKE) deploy KUBECTL=$(LOCAL_KUBECTL); fi
+	$(LOCAL_ENV) $(LOCAL_KUBECTL) -n webapp-operator-system rollout status deploy/webapp-operator-controller-manager --timeout=180s
+
+.PHONY: demo
+demo: ## Quickstart on a real cluster: operator deployed, a WebApp serving the demo app, Ready and answering HTTP.
+	@# in this order, also under make -j
+	$(MAKE) cluster-up
+	$(MAKE) deploy-local
+	hack/local-cluster/demo.sh
+
+.PHONY: test-e2e
+test-e2e: deploy-local ## Run the end-to-end suite (test/e2e) against the local cluster (`make cluster-up` first).
+	$(LOCAL_ENV) KUBECTL=$(LOCAL_KUBECTL) DEMO_IMG=$(DEMO_IMG) \
+		go test ./test/e2e -v -count=1 -timeout 30m -ginkgo.v $(E2E_ARGS)
+
+.PHONY: test-e2e-repeat
+test-e2e-repeat: deploy-local ## Run the end-to-end suite E2E_REPEAT (3) times in a row; stop at the first failure.
+	go test -c -o bin/e2e.test ./test/e2e
+	@for i in $$(seq 1 $(E2E_REPEAT)); do \
+		(cd test/e2e && $(LOCAL_ENV) KUBECTL=$(LOCAL_KUBECTL) DEMO_IMG=$(DEMO_IMG) ../../bin/e2e.test -test.timeout 30m $(E2E_ARGS)) || \
+			{ echo "run $$i of $(E2E_REPEAT) FAILED"; exit 1; }; \
+		echo "run $$i of $(E2E_REPEAT): ok"; \
+	done

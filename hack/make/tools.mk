@@ -1,0 +1,77 @@
+# Pinned tools and the envtest control plane. Included by the Makefile.
+#
+# Every tool is built from a pinned Go module (the lock files of hack/versions.env): hack/tools for
+# controller-gen, kustomize, setup-envtest and golangci-lint; hack/tools/operator-sdk for operator-sdk,
+# its scorecard-test image binary and helm (their k8s.io dependencies are older than ours). A tool is
+# rebuilt only when its module changes. The tool modules are not part of go.work: GOWORK=off.
+
+LOCALBIN ?= $(shell pwd)/bin
+$(LOCALBIN):
+	mkdir -p $(LOCALBIN)
+
+# Variables first: a rule's prerequisites are expanded when make reads the rule.
+OPERATOR_SDK ?= $(LOCALBIN)/operator-sdk
+SCORECARD_TEST ?= $(LOCALBIN)/scorecard-test
+HELM ?= $(LOCALBIN)/helm
+KUSTOMIZE ?= $(LOCALBIN)/kustomize
+CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
+ENVTEST ?= $(LOCALBIN)/setup-envtest
+GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
+TOOLS_MOD := hack/tools/go.mod
+SDK_MOD := hack/tools/operator-sdk/go.mod
+
+# The envtest control plane: built from source (hack/install-envtest-bins.sh) and cached outside the
+# clone, in setup-envtest's store layout, so that every clone on the machine shares it.
+CACHE_DIR ?= $(HOME)/.cache/webapp-operator
+ENVTEST_DIR ?= $(CACHE_DIR)/envtest
+ENVTEST_K8S_VERSION := $(K8S_VERSION:v%=%)
+
+##@ Tools (hack/make/tools.mk)
+
+.PHONY: tools kustomize controller-gen setup-envtest golangci-lint operator-sdk scorecard-test helm
+tools: kustomize controller-gen setup-envtest golangci-lint operator-sdk scorecard-test ## Build the pinned tools CI uses into bin/: controller-gen, kustomize, setup-envtest, golangci-lint, operator-sdk, scorecard-test.
+kustomize: $(KUSTOMIZE) ## Build kustomize (hack/tools).
+controller-gen: $(CONTROLLER_GEN) ## Build controller-gen (hack/tools).
+setup-envtest: $(ENVTEST) ## Build setup-envtest (hack/tools).
+golangci-lint: $(GOLANGCI_LINT) ## Build golangci-lint (hack/tools).
+operator-sdk: $(OPERATOR_SDK) ## Build operator-sdk (hack/tools/operator-sdk).
+scorecard-test: $(SCORECARD_TEST) ## Build operator-sdk's scorecard-test binary (hack/tools/operator-sdk).
+helm: $(HELM) ## Build helm (hack/tools/operator-sdk), for hack/olm/render-manifests.sh only.
+
+.PHONY: envtest-assets
+envtest-assets: setup-envtest ## Build the envtest control plane from source (cached) and print its path.
+	@hack/install-envtest-bins.sh $(ENVTEST_DIR) >/dev/null
+	@$(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(ENVTEST_DIR) -i -p path
+
+$(KUSTOMIZE): $(TOOLS_MOD) | $(LOCALBIN)
+	$(call build-tool,$@,sigs.k8s.io/kustomize/kustomize/v5)
+$(CONTROLLER_GEN): $(TOOLS_MOD) | $(LOCALBIN)
+	$(call build-tool,$@,sigs.k8s.io/controller-tools/cmd/controller-gen)
+$(ENVTEST): $(TOOLS_MOD) | $(LOCALBIN)
+	$(call build-tool,$@,sigs.k8s.io/controller-runtime/tools/setup-envtest)
+$(GOLANGCI_LINT): $(TOOLS_MOD) | $(LOCALBIN)
+	$(call build-tool,$@,github.com/golangci/golangci-lint/v2/cmd/golangci-lint)
+
+# operator-sdk must be built with CGO off and the openpgp tag (no gpgme), and with its version stamped
+# in, as its release does (the commit and Kubernetes version are those of its release).
+OPERATOR_SDK_PKG := github.com/operator-framework/operator-sdk
+OPERATOR_SDK_LDFLAGS := -X '$(OPERATOR_SDK_PKG)/internal/version.Version=$(OPERATOR_SDK_VERSION)' \
+	-X '$(OPERATOR_SDK_PKG)/internal/version.GitVersion=$(OPERATOR_SDK_VERSION)' \
+	-X '$(OPERATOR_SDK_PKG)/internal/version.GitCommit=6001c29067051e1a04e829ea033988b904d1845e' \
+	-X '$(OPERATOR_SDK_PKG)/internal/version.KubernetesVersion=v1.33.1' \
+	-X '$(OPERATOR_SDK_PKG)/internal/version.ImageVersion=$(OPERATOR_SDK_VERSION)'
+$(OPERATOR_SDK): $(SDK_MOD) | $(LOCALBIN)
+	@echo "building operator-sdk $(OPERATOR_SDK_VERSION) from hack/tools/operator-sdk (pinned)"
+	cd hack/tools/operator-sdk && GOWORK=off CGO_ENABLED=0 GOFLAGS=-mod=mod go build -tags=containers_image_openpgp \
+		-ldflags "$(OPERATOR_SDK_LDFLAGS)" -o $@ $(OPERATOR_SDK_PKG)/cmd/operator-sdk
+$(SCORECARD_TEST): $(SDK_MOD) | $(LOCALBIN)
+	cd hack/tools/operator-sdk && GOWORK=off CGO_ENABLED=0 GOFLAGS=-mod=mod go build -tags=containers_image_openpgp \
+		-ldflags "$(OPERATOR_SDK_LDFLAGS)" -o $@ $(OPERATOR_SDK_PKG)/images/scorecard-test
+$(HELM): $(SDK_MOD) | $(LOCALBIN)
+	cd hack/tools/operator-sdk && GOWORK=off CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags "-s -w" -o $@ helm.sh/helm/v3/cmd/helm
+
+# build-tool builds package $(2) from the pinned tools module into $(1).
+define build-tool
+@echo "building $(notdir $(1)) from hack/tools (pinned)"
+cd hack/tools && GOWORK=off GOFLAGS=-mod=mod go build -o $(1) $(2)
+endef
