@@ -114,15 +114,31 @@ func (c *requestCounter) Writes() []string {
 	return append([]string(nil), c.writes...)
 }
 
-// WritesTo returns the writes whose URL path contains fragment.
-func (c *requestCounter) WritesTo(fragment string) []string {
+// WritesIn returns the writes to objects of namespace ns. Every spec has a namespace of its own, and
+// Events are sent asynchronously, sometimes after their spec ended: a count that is not scoped to
+// the spec's namespace would count another spec's Events.
+func (c *requestCounter) WritesIn(ns string) []string {
 	var out []string
 	for _, w := range c.Writes() {
-		if strings.Contains(w, fragment) {
+		if strings.Contains(w, "/namespaces/"+ns+"/") {
 			out = append(out, w)
 		}
 	}
 	return out
+}
+
+// settledWritesIn waits until no write to namespace ns has been sent for a second (the passes in
+// flight and their asynchronous Events are done) and returns how many there were.
+func settledWritesIn(ns string) int {
+	GinkgoHelper()
+	last := -1
+	Eventually(func() bool {
+		n := len(requests.WritesIn(ns))
+		settled := n == last
+		last = n
+		return settled
+	}, timeout, time.Second).Should(BeTrue(), "writes to %s never settled", ns)
+	return last
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)
