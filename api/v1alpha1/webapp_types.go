@@ -17,7 +17,6 @@ limitations under the License.
 package v1alpha1
 
 import (
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -79,19 +78,19 @@ type WebAppSpec struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=256
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Environment Variables",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
-	Env []corev1.EnvVar `json:"env,omitempty"`
+	Env []EnvVar `json:"env,omitempty"`
 
 	// EnvFrom lists ConfigMaps and Secrets whose keys become environment variables.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Environment From",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
-	EnvFrom []corev1.EnvFromSource `json:"envFrom,omitempty"`
+	EnvFrom []EnvFromSource `json:"envFrom,omitempty"`
 
 	// Resources are the container's compute resource requests and limits.
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Resources",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:resourceRequirements"}
-	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+	Resources ResourceRequirements `json:"resources,omitempty"`
 
 	// HealthCheck configures HTTP readiness and liveness probes. Without it the pod is
 	// considered ready as soon as the container starts.
@@ -110,14 +109,16 @@ type WebAppSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxProperties=64
 	// +kubebuilder:validation:XValidation:rule="!('app.kubernetes.io/name' in self) && !('app.kubernetes.io/instance' in self) && !('app.kubernetes.io/managed-by' in self)",message="podLabels must not set the reserved labels app.kubernetes.io/name, app.kubernetes.io/instance or app.kubernetes.io/managed-by"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !format.qualifiedName().validate(k).hasValue())",message="podLabels keys must be qualified names: an optional DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', alphanumeric at both ends"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Pod Labels",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
-	PodLabels map[string]string `json:"podLabels,omitempty"`
+	PodLabels map[string]LabelValue `json:"podLabels,omitempty"`
 
 	// PodAnnotations are extra annotations for the pods.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=64
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !format.qualifiedName().validate(k.lowerAscii()).hasValue())",message="podAnnotations keys must be qualified names: an optional DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', alphanumeric at both ends"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Pod Annotations",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
-	PodAnnotations map[string]string `json:"podAnnotations,omitempty"`
+	PodAnnotations map[string]AnnotationValue `json:"podAnnotations,omitempty"`
 
 	// ProgressDeadlineSeconds is how long a rollout may make no progress before the WebApp
 	// is reported Stalled (reason ProgressDeadlineExceeded). Defaults to the Deployment's 600.

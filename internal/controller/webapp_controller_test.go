@@ -12,6 +12,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -258,7 +259,7 @@ var _ = Describe("WebApp controller", func() {
 		Eventually(func(g Gomega) {
 			app := fetch(ns, "roll")
 			app.Spec.Image = "example.com/shop:2.0"
-			app.Spec.Env = []corev1.EnvVar{{Name: "MODE", Value: "blue"}}
+			app.Spec.Env = []webappv1.EnvVar{{Name: "MODE", Value: "blue"}}
 			g.Expect(k8sClient.Update(ctx, app)).To(Succeed())
 		}, timeout, interval).Should(Succeed())
 
@@ -357,24 +358,27 @@ var _ = Describe("WebApp controller", func() {
 			Should(haveStatusReason(metav1.ConditionTrue, status.ReasonNameConflict))
 		Expect(getService(ns, "fake")(Default).ResourceVersion).To(Equal(svcBefore.ResourceVersion))
 
-		By("once the user deletes the foreign object, the WebApp converges")
+		By("once the user deletes the foreign object, the WebApp converges at its next recheck, with no edit")
 		Expect(k8sClient.Delete(ctx, foreign)).To(Succeed())
 		Eventually(func(g Gomega) bool {
 			return metav1.IsControlledBy(getDeployment(ns, "taken")(g), fetch(ns, "taken"))
-		}, timeout, interval).Should(BeTrue())
+		}, 2*timeout, interval).Should(BeTrue())
 		Eventually(condition(ns, "taken", webappv1.ConditionStalled), timeout, interval).
 			Should(HaveField("Status", metav1.ConditionFalse))
 	})
 
 	It("reports a spec the API server refuses at reconcile time as Stalled InvalidSpec, then recovers", func() {
 		app := newWebApp(ns, "badenv")
-		// The CRD accepts any env var name (it reuses core/v1's schema); the Deployment's own
-		// validation refuses '='.
-		app.Spec.Env = []corev1.EnvVar{{Name: "A=B", Value: "x"}}
+		// Admission checks each quantity, but cannot compare them without parsing quantities in CEL
+		// (see docs/conditions.md); the Deployment's own validation refuses a request above its limit.
+		app.Spec.Resources = webappv1.ResourceRequirements{
+			Requests: webappv1.ResourceList{"cpu": webappv1.MustParseQuantity("2")},
+			Limits:   webappv1.ResourceList{"cpu": webappv1.MustParseQuantity("1")},
+		}
 		Expect(k8sClient.Create(ctx, app)).To(Succeed())
 		Eventually(condition(ns, "badenv", webappv1.ConditionStalled), timeout, interval).
 			Should(haveStatusReason(metav1.ConditionTrue, status.ReasonInvalidSpec))
-		Expect(condition(ns, "badenv", webappv1.ConditionReady)(Default).Message).To(ContainSubstring("env"))
+		Expect(condition(ns, "badenv", webappv1.ConditionReady)(Default).Message).To(ContainSubstring("must be less than or equal to cpu limit"))
 
 		By("no hot loop: a stalled WebApp is not retried again and again")
 		// Every apply attempt, status write and Event would be a write to the spec's namespace.
@@ -385,7 +389,7 @@ var _ = Describe("WebApp controller", func() {
 
 		Eventually(func(g Gomega) {
 			a := fetch(ns, "badenv")
-			a.Spec.Env[0].Name = "A_B"
+			a.Spec.Resources.Limits["cpu"] = webappv1.MustParseQuantity("2")
 			g.Expect(k8sClient.Update(ctx, a)).To(Succeed())
 		}, timeout, interval).Should(Succeed())
 		Eventually(getDeployment(ns, "badenv"), timeout, interval).ShouldNot(BeNil())
@@ -493,7 +497,7 @@ var _ = Describe("WebApp admission", func() {
 		}, "spec.service.nodePort"),
 		Entry("unknown service type", "a", func(a *webappv1.WebApp) { a.Spec.Service.Type = "ExternalName" }, "spec.service.type"),
 		Entry("reserved pod label", "a", func(a *webappv1.WebApp) {
-			a.Spec.PodLabels = map[string]string{resources.LabelInstance: "x"}
+			a.Spec.PodLabels = map[string]webappv1.LabelValue{resources.LabelInstance: "x"}
 		}, "podLabels must not set the reserved labels"),
 		Entry("health check path without slash", "a", func(a *webappv1.WebApp) {
 			a.Spec.HealthCheck = &webappv1.HealthCheck{Path: "healthz"}
@@ -501,6 +505,72 @@ var _ = Describe("WebApp admission", func() {
 		Entry("name that cannot name a Service", "Shop.v2", func(a *webappv1.WebApp) {}, "metadata.name must be a DNS-1035 label"),
 		Entry("name starting with a digit", "1shop", func(a *webappv1.WebApp) {}, "metadata.name must be a DNS-1035 label"),
 		Entry("progress deadline too short", "a", func(a *webappv1.WebApp) { a.Spec.ProgressDeadlineSeconds = ptr.To[int32](1) }, "spec.progressDeadlineSeconds"),
+		Entry("env var name with '='", "a", func(a *webappv1.WebApp) { a.Spec.Env = []webappv1.EnvVar{{Name: "A=B", Value: "x"}} }, "spec.env[0].name"),
+		Entry("env var with a value and a source", "a", func(a *webappv1.WebApp) {
+			a.Spec.Env = []webappv1.EnvVar{{Name: "A", Value: "x", ValueFrom: &webappv1.EnvVarSource{
+				FieldRef: &webappv1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}
+		}, "env: set value or valueFrom, not both"),
+		Entry("env var with two sources", "a", func(a *webappv1.WebApp) {
+			a.Spec.Env = []webappv1.EnvVar{{Name: "A", ValueFrom: &webappv1.EnvVarSource{
+				FieldRef:        &webappv1.ObjectFieldSelector{FieldPath: "metadata.name"},
+				ConfigMapKeyRef: &webappv1.KeySelector{Name: "cm", Key: "k"}}}}
+		}, "valueFrom needs exactly one of"),
+		Entry("env var from an unsupported pod field", "a", func(a *webappv1.WebApp) {
+			a.Spec.Env = []webappv1.EnvVar{{Name: "A", ValueFrom: &webappv1.EnvVarSource{
+				FieldRef: &webappv1.ObjectFieldSelector{FieldPath: "spec.containers"}}}}
+		}, "fieldPath must be metadata.name"),
+		Entry("env var from a label with an invalid key", "a", func(a *webappv1.WebApp) {
+			a.Spec.Env = []webappv1.EnvVar{{Name: "A", ValueFrom: &webappv1.EnvVarSource{
+				FieldRef: &webappv1.ObjectFieldSelector{FieldPath: "metadata.labels['a b']"}}}}
+		}, "fieldPath must be metadata.name"),
+		Entry("env var from an unknown resource", "a", func(a *webappv1.WebApp) {
+			a.Spec.Env = []webappv1.EnvVar{{Name: "A", ValueFrom: &webappv1.EnvVarSource{
+				ResourceFieldRef: &webappv1.ResourceFieldSelector{Resource: "limits.gpu"}}}}
+		}, "spec.env[0].valueFrom.resourceFieldRef.resource"),
+		Entry("env var from a ConfigMap with an invalid name", "a", func(a *webappv1.WebApp) {
+			a.Spec.Env = []webappv1.EnvVar{{Name: "A", ValueFrom: &webappv1.EnvVarSource{
+				ConfigMapKeyRef: &webappv1.KeySelector{Name: "Bad_Name", Key: "k"}}}}
+		}, "must be a DNS subdomain name"),
+		Entry("envFrom with both a ConfigMap and a Secret", "a", func(a *webappv1.WebApp) {
+			a.Spec.EnvFrom = []webappv1.EnvFromSource{{ConfigMapRef: &webappv1.ObjectReference{Name: "cm"},
+				SecretRef: &webappv1.ObjectReference{Name: "s"}}}
+		}, "envFrom needs exactly one of configMapRef or secretRef"),
+		Entry("pod label key that is not a qualified name", "a", func(a *webappv1.WebApp) {
+			a.Spec.PodLabels = map[string]webappv1.LabelValue{"team name": "a"}
+		}, "podLabels keys must be qualified names"),
+		Entry("pod label value that is not a label value", "a", func(a *webappv1.WebApp) {
+			a.Spec.PodLabels = map[string]webappv1.LabelValue{"team": "-a"}
+		}, "spec.podLabels.team"),
+		Entry("pod annotation key that is not a qualified name", "a", func(a *webappv1.WebApp) {
+			a.Spec.PodAnnotations = map[string]webappv1.AnnotationValue{"not/a/key": "x"}
+		}, "podAnnotations keys must be qualified names"),
+		Entry("resource that containers cannot request", "a", func(a *webappv1.WebApp) {
+			a.Spec.Resources.Limits = webappv1.ResourceList{"gpu": webappv1.MustParseQuantity("1")}
+		}, "resource names are cpu, memory"),
+	)
+
+	// Values that core/v1's schema admits but the operator's decoder refuses: sent as raw JSON,
+	// since the Go types cannot even hold them.
+	DescribeTable("refuses what the operator cannot decode",
+		func(field []string, value any, wantMessage string) {
+			u := &unstructured.Unstructured{}
+			u.SetGroupVersionKind(webappv1.GroupVersion.WithKind("WebApp"))
+			u.SetNamespace(ns)
+			u.SetName("undecodable")
+			Expect(unstructured.SetNestedField(u.Object, "example.com/shop:1.0", "spec", "image")).To(Succeed())
+			Expect(unstructured.SetNestedField(u.Object, value, field...)).To(Succeed())
+			err := k8sClient.Create(ctx, u)
+			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "expected Invalid, got %v", err)
+			Expect(err.Error()).To(ContainSubstring(wantMessage))
+		},
+		Entry("quantity with a decimal exponent", []string{"spec", "resources", "requests", "cpu"}, "1e1.5", "spec.resources.requests.cpu"),
+		Entry("quantity with a three-digit exponent", []string{"spec", "resources", "limits", "memory"}, "1e100", "spec.resources.limits.memory"),
+		Entry("negative quantity", []string{"spec", "resources", "limits", "memory"}, "-1Gi", "spec.resources.limits.memory"),
+		Entry("negative integer quantity", []string{"spec", "resources", "limits", "cpu"}, int64(-1), "a quantity may not be negative"),
+		Entry("quantity with an unknown suffix", []string{"spec", "resources", "limits", "cpu"}, "1Ki0", "spec.resources.limits.cpu"),
+		Entry("divisor with a decimal exponent", []string{"spec", "env"}, []any{map[string]any{"name": "CPU",
+			"valueFrom": map[string]any{"resourceFieldRef": map[string]any{"resource": "limits.cpu", "divisor": "1e0.5"}}}},
+			"spec.env[0].valueFrom.resourceFieldRef.divisor"),
 	)
 
 	It("fills in the defaults", func() {

@@ -43,7 +43,7 @@ func renderDeployment(app *webappv1.WebApp) (*appsv1ac.DeploymentApplyConfigurat
 	}
 	podLabels := map[string]string{}
 	for k, v := range app.Spec.PodLabels {
-		podLabels[k] = v
+		podLabels[k] = string(v)
 	}
 	for k, v := range SelectorLabels(app) { // reserved keys win; admission already refuses them
 		podLabels[k] = v
@@ -52,7 +52,11 @@ func renderDeployment(app *webappv1.WebApp) (*appsv1ac.DeploymentApplyConfigurat
 		WithLabels(podLabels).
 		WithSpec(corev1ac.PodSpec().WithContainers(container))
 	if len(app.Spec.PodAnnotations) > 0 {
-		template.WithAnnotations(app.Spec.PodAnnotations)
+		annotations := make(map[string]string, len(app.Spec.PodAnnotations))
+		for k, v := range app.Spec.PodAnnotations {
+			annotations[k] = string(v)
+		}
+		template.WithAnnotations(annotations)
 	}
 	spec := appsv1ac.DeploymentSpec().
 		WithReplicas(ptr.Deref(app.Spec.Replicas, 1)).
@@ -89,7 +93,7 @@ func container(app *webappv1.WebApp) (*corev1ac.ContainerApplyConfiguration, err
 		}
 		c.WithEnvFrom(envFrom...)
 	}
-	if r := app.Spec.Resources; len(r.Limits) > 0 || len(r.Requests) > 0 || len(r.Claims) > 0 {
+	if r := app.Spec.Resources; len(r.Limits) > 0 || len(r.Requests) > 0 {
 		resources := corev1ac.ResourceRequirements()
 		if err := convert(r, resources); err != nil {
 			return nil, fmt.Errorf("spec.resources: %w", err)

@@ -7,7 +7,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
@@ -91,13 +90,13 @@ func TestDeployment(t *testing.T) {
 		app: newApp(func(a *webappv1.WebApp) {
 			a.Spec.Replicas = ptr.To[int32](3)
 			a.Spec.Port = 9090
-			a.Spec.Env = []corev1.EnvVar{{Name: "MODE", Value: "prod"}, {Name: "TOKEN", ValueFrom: &corev1.EnvVarSource{
-				SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "s"}, Key: "token"}}}}
-			a.Spec.EnvFrom = []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "cm"}}}}
-			a.Spec.Resources = corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}}
+			a.Spec.Env = []webappv1.EnvVar{{Name: "MODE", Value: "prod"}, {Name: "TOKEN", ValueFrom: &webappv1.EnvVarSource{
+				SecretKeyRef: &webappv1.KeySelector{Name: "s", Key: "token"}}}}
+			a.Spec.EnvFrom = []webappv1.EnvFromSource{{ConfigMapRef: &webappv1.ObjectReference{Name: "cm"}}}
+			a.Spec.Resources = webappv1.ResourceRequirements{Requests: webappv1.ResourceList{"cpu": webappv1.MustParseQuantity("100m")}}
 			a.Spec.HealthCheck = &webappv1.HealthCheck{Path: "/healthz"}
-			a.Spec.PodLabels = map[string]string{"team": "a"}
-			a.Spec.PodAnnotations = map[string]string{"prometheus.io/scrape": "true"}
+			a.Spec.PodLabels = map[string]webappv1.LabelValue{"team": "a"}
+			a.Spec.PodAnnotations = map[string]webappv1.AnnotationValue{"prometheus.io/scrape": "true"}
 			a.Spec.ProgressDeadlineSeconds = ptr.To[int32](120)
 		}),
 		check: func(t *testing.T, d *appsv1.Deployment) {
@@ -128,7 +127,7 @@ func TestDeployment(t *testing.T) {
 		},
 	}, {
 		name: "reserved pod labels cannot move the selector",
-		app:  newApp(func(a *webappv1.WebApp) { a.Spec.PodLabels = map[string]string{LabelInstance: "other"} }),
+		app:  newApp(func(a *webappv1.WebApp) { a.Spec.PodLabels = map[string]webappv1.LabelValue{LabelInstance: "other"} }),
 		check: func(t *testing.T, d *appsv1.Deployment) {
 			expect(t, "template labels", d.Spec.Template.Labels, wantSelector)
 		},
@@ -143,7 +142,7 @@ func TestSelectorIsStableAcrossSpecChanges(t *testing.T) {
 	after := deployment(t, newApp(func(a *webappv1.WebApp) {
 		a.Spec.Image = "example.com/shop:2.0"
 		a.Spec.Replicas = ptr.To[int32](5)
-		a.Spec.PodLabels = map[string]string{"version": "2"}
+		a.Spec.PodLabels = map[string]webappv1.LabelValue{"version": "2"}
 		a.Generation = 7
 	}))
 	expect(t, "selector", after.Spec.Selector, before.Spec.Selector)
@@ -152,8 +151,8 @@ func TestSelectorIsStableAcrossSpecChanges(t *testing.T) {
 
 func TestRenderingIsDeterministic(t *testing.T) {
 	app := newApp(func(a *webappv1.WebApp) {
-		a.Spec.PodLabels = map[string]string{"a": "1", "b": "2", "c": "3"}
-		a.Spec.Env = []corev1.EnvVar{{Name: "A", Value: "1"}, {Name: "B", Value: "2"}}
+		a.Spec.PodLabels = map[string]webappv1.LabelValue{"a": "1", "b": "2", "c": "3"}
+		a.Spec.Env = []webappv1.EnvVar{{Name: "A", Value: "1"}, {Name: "B", Value: "2"}}
 	})
 	first, _ := renderDeployment(app)
 	for range 20 {

@@ -33,10 +33,10 @@ func FuzzDeployment(f *testing.F) {
 			},
 		}
 		if envName != "" {
-			app.Spec.Env = []corev1.EnvVar{{Name: envName, Value: envValue}}
+			app.Spec.Env = []webappv1.EnvVar{{Name: envName, Value: envValue}}
 		}
 		if labelKey != "" {
-			app.Spec.PodLabels = map[string]string{labelKey: labelValue}
+			app.Spec.PodLabels = map[string]webappv1.LabelValue{labelKey: webappv1.LabelValue(labelValue)}
 		}
 		if hcPath != "" {
 			app.Spec.HealthCheck = &webappv1.HealthCheck{Path: hcPath}
@@ -110,7 +110,7 @@ func admissible(app *webappv1.WebApp) bool {
 		return false
 	}
 	for k, v := range s.PodLabels {
-		if len(validation.IsQualifiedName(k)) > 0 || len(validation.IsValidLabelValue(v)) > 0 ||
+		if len(validation.IsQualifiedName(k)) > 0 || len(validation.IsValidLabelValue(string(v))) > 0 ||
 			k == LabelName || k == LabelInstance || k == LabelManagedBy {
 			return false
 		}
@@ -124,7 +124,7 @@ func admissible(app *webappv1.WebApp) bool {
 	return true
 }
 
-func envString(env []corev1.EnvVar) string {
+func envString(env []webappv1.EnvVar) string {
 	var b strings.Builder
 	for _, e := range env {
 		b.WriteString(e.Name + e.Value)

@@ -1,0 +1,345 @@
+package controller_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp/syntax"
+	"slices"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/resources"
+)
+
+// The CRD must admit nothing the operator cannot decode or render. These specs read the generated
+// CRD (not a copy of its rules in Go), generate values from its own patterns, ask the API server
+// whether it admits them (a dry-run create), and require every admitted WebApp to decode with the
+// operator's types and to render to a Deployment and a Service that the API server accepts too.
+
+// coreQuantityPattern is the pattern that core/v1's OpenAPI schema gives every resource.Quantity. It
+// admits strings that resource.ParseQuantity refuses ("1e1.5"): on its own it is no rule.
+const coreQuantityPattern = `^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$`
+
+// mapKeys are the keys tried wherever the schema has a map: valid for every map of the WebApp
+// (labels, annotations, resource lists), so that a sample is refused for its value, not its key; one
+// with a domain (an extended resource, in a resource list) and one without.
+var mapKeys = []string{"example.com/key", "cpu"}
+
+func loadWebAppSchema() *apiextensionsv1.JSONSchemaProps {
+	GinkgoHelper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "config", "crd", "bases", "apps.webapp-operator.io_webapps.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	Expect(yaml.Unmarshal(data, crd)).To(Succeed())
+	return crd.Spec.Versions[0].Schema.OpenAPIV3Schema
+}
+
+// leaf is a scalar of the schema with something to generate from: a pattern, or int-or-string.
+type leaf struct {
+	path   []string // JSON path from the object root; "0" is an array index, one of mapKeys a map key
+	schema apiextensionsv1.JSONSchemaProps
+}
+
+func (l leaf) String() string { return strings.Join(l.path, ".") }
+
+func (l leaf) patterns() []string {
+	var out []string
+	if l.schema.Pattern != "" {
+		out = append(out, l.schema.Pattern)
+	}
+	for _, s := range l.schema.AllOf {
+		if s.Pattern != "" {
+			out = append(out, s.Pattern)
+		}
+	}
+	return out
+}
+
+// leaves lists the generatable scalars under schema.
+func leaves(schema apiextensionsv1.JSONSchemaProps, path []string) []leaf {
+	var out []leaf
+	switch {
+	case schema.Type == "object" && schema.AdditionalProperties != nil && schema.AdditionalProperties.Schema != nil:
+		for _, k := range mapKeys {
+			out = append(out, leaves(*schema.AdditionalProperties.Schema, append(slices.Clone(path), k))...)
+		}
+	case schema.Type == "object":
+		for name, p := range schema.Properties {
+			out = append(out, leaves(p, append(slices.Clone(path), name))...)
+		}
+	case schema.Type == "array" && schema.Items != nil && schema.Items.Schema != nil:
+		out = append(out, leaves(*schema.Items.Schema, append(slices.Clone(path), "0"))...)
+	default:
+		l := leaf{path: path, schema: schema}
+		if len(l.patterns()) > 0 || schema.XIntOrString {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// filler returns a value that schema admits, for the required fields around a generated one.
+func filler(schema apiextensionsv1.JSONSchemaProps, r *rand.Rand) any {
+	switch {
+	case len(schema.Enum) > 0:
+		var v any
+		Expect(json.Unmarshal(schema.Enum[0].Raw, &v)).To(Succeed())
+		return v
+	case schema.Type == "object":
+		obj := map[string]any{}
+		for _, name := range schema.Required {
+			obj[name] = filler(schema.Properties[name], r)
+		}
+		return obj
+	case schema.Type == "array":
+		return []any{}
+	case schema.Type == "integer":
+		if schema.Minimum != nil {
+			return int64(*schema.Minimum)
+		}
+		return int64(1)
+	case schema.Type == "boolean":
+		return true
+	}
+	if ps := (leaf{schema: schema}).patterns(); len(ps) > 0 {
+		return generate(ps[len(ps)-1], r, 16)
+	}
+	return "a"
+}
+
+// withValue returns a minimal WebApp (its required fields filled from the schema) holding value at path.
+func withValue(schema *apiextensionsv1.JSONSchemaProps, ns, name string, path []string, value any, r *rand.Rand) *unstructured.Unstructured {
+	obj := filler(*schema, r).(map[string]any)
+	obj["apiVersion"] = webappv1.GroupVersion.String()
+	obj["kind"] = "WebApp"
+	obj["metadata"] = map[string]any{"namespace": ns, "name": name}
+	obj["spec"].(map[string]any)["image"] = "example.com/shop:1.0"
+	set(obj, *schema, path, value, r)
+	companions(obj["spec"].(map[string]any), path[1:], value)
+	return &unstructured.Unstructured{Object: obj}
+}
+
+// companions adds what a rule across fields requires next to the sampled value, so that the value
+// is judged on its own: an envFrom entry needs a source, and an extended resource's request a limit
+// of the same value.
+func companions(spec map[string]any, path []string, value any) {
+	switch {
+	case path[0] == "envFrom":
+		spec["envFrom"].([]any)[0].(map[string]any)["configMapRef"] = map[string]any{"name": "cm"}
+	case path[0] == "resources" && path[1] == "requests" && strings.Contains(path[2], "/"):
+		spec["resources"].(map[string]any)["limits"] = map[string]any{path[2]: value}
+	}
+}
+
+// set puts value at path in obj, creating the objects, arrays and maps on the way with their
+// required fields filled.
+func set(obj map[string]any, schema apiextensionsv1.JSONSchemaProps, path []string, value any, r *rand.Rand) {
+	key := path[0]
+	child := schema.Properties[key]
+	if schema.AdditionalProperties != nil && schema.AdditionalProperties.Schema != nil {
+		child = *schema.AdditionalProperties.Schema
+	}
+	if len(path) == 1 {
+		obj[key] = value
+		return
+	}
+	if child.Type == "array" {
+		item := child.Items.Schema
+		elem, _ := filler(*item, r).(map[string]any)
+		if len(path) == 2 {
+			obj[key] = []any{value}
+			return
+		}
+		set(elem, *item, path[2:], value, r)
+		obj[key] = []any{elem}
+		return
+	}
+	next, ok := obj[key].(map[string]any)
+	if !ok {
+		next = filler(child, r).(map[string]any)
+	}
+	set(next, child, path[1:], value, r)
+	obj[key] = next
+}
+
+// generate returns a random string matching pattern, of at most maxLen runes where it can.
+func generate(pattern string, r *rand.Rand, maxLen int) string {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	Expect(err).NotTo(HaveOccurred(), "pattern %q", pattern)
+	var b strings.Builder
+	emit(&b, re.Simplify(), r, maxLen)
+	return b.String()
+}
+
+func emit(b *strings.Builder, re *syntax.Regexp, r *rand.Rand, maxLen int) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		b.WriteString(string(re.Rune))
+	case syntax.OpCharClass:
+		// pick a range, then a rune in it; keep to ASCII mostly so that a sample is rarely refused
+		// for being longer in bytes than in runes
+		i := 2 * r.IntN(len(re.Rune)/2)
+		lo, hi := re.Rune[i], re.Rune[i+1]
+		if hi > 0x7e && lo <= 0x7e && r.IntN(10) > 0 {
+			hi = 0x7e
+		}
+		b.WriteRune(lo + rune(r.Int64N(int64(hi-lo)+1)))
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		b.WriteRune(rune(0x20 + r.IntN(0x5f)))
+	case syntax.OpCapture:
+		emit(b, re.Sub[0], r, maxLen)
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			emit(b, s, r, maxLen)
+		}
+	case syntax.OpAlternate:
+		emit(b, re.Sub[r.IntN(len(re.Sub))], r, maxLen)
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		lo, hi := re.Min, re.Max
+		switch re.Op {
+		case syntax.OpStar:
+			lo, hi = 0, -1
+		case syntax.OpPlus:
+			lo, hi = 1, -1
+		case syntax.OpQuest:
+			lo, hi = 0, 1
+		}
+		if hi < 0 || hi > lo+maxLen/4+2 {
+			hi = lo + maxLen/4 + 2
+		}
+		for range lo + r.IntN(hi-lo+1) {
+			emit(b, re.Sub[0], r, maxLen)
+		}
+	}
+}
+
+// samples returns values to try at l: strings generated from each of its patterns (when it has
+// several, as our Quantity has core/v1's and its own, from each), some as long as its maxLength
+// allows, and integers when it is int-or-string.
+func samples(l leaf, r *rand.Rand, n int) []any {
+	maxLen := 24
+	if l.schema.MaxLength != nil {
+		maxLen = int(*l.schema.MaxLength)
+	}
+	var out []any
+	for _, p := range l.patterns() {
+		for i := range n {
+			out = append(out, generate(p, r, []int{8, maxLen}[i%2]))
+		}
+	}
+	if l.schema.XIntOrString {
+		out = append(out, int64(0), int64(1), int64(-1), int64(1)<<40, int64(-1)<<62, r.Int64())
+	}
+	return out
+}
+
+var _ = Describe("WebApp admission, against the operator's decoder", func() {
+	var ns string
+	BeforeEach(func() { ns = newNamespace() })
+
+	It("admits only WebApps that decode with the operator's types and render to children the API server accepts", func() {
+		schema := loadWebAppSchema()
+		// a fixed seed by default, so that a failure reproduces; PROPERTY_SEED=N explores further
+		seed := uint64(1)
+		if v := os.Getenv("PROPERTY_SEED"); v != "" {
+			_, err := fmt.Sscan(v, &seed)
+			Expect(err).NotTo(HaveOccurred())
+		}
+		By(fmt.Sprintf("PROPERTY_SEED=%d", seed))
+		r := rand.New(rand.NewPCG(seed, 2))
+		ls := leaves(schema.Properties["spec"], []string{"spec"})
+		slices.SortFunc(ls, func(a, b leaf) int { return strings.Compare(a.String(), b.String()) })
+		Expect(len(ls)).To(BeNumerically(">=", 8), "the schema walk found too few fields to say anything: %v", ls)
+		admittedPerLeaf := map[string]int{}
+		for _, l := range ls {
+			for i, v := range samples(l, r, 20) {
+				u := withValue(schema, ns, fmt.Sprintf("s%d", i), l.path, v, r)
+				if err := k8sClient.Create(ctx, u, client.DryRunAll); err != nil {
+					continue // refused at admission: nothing more to prove
+				}
+				admittedPerLeaf[l.String()]++
+				data, err := json.Marshal(u.Object)
+				Expect(err).NotTo(HaveOccurred())
+				app := &webappv1.WebApp{}
+				Expect(json.Unmarshal(data, app)).To(Succeed(), "%s = %#v was admitted but does not decode", l, v)
+				Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &webappv1.WebApp{})).To(Succeed(),
+					"%s = %#v was admitted but does not convert", l, v)
+				app.UID = "00000000-0000-0000-0000-000000000001"
+				for _, child := range resources.All {
+					desired, err := child.Desired(app)
+					Expect(err).NotTo(HaveOccurred(), "%s = %#v was admitted but does not render a %s", l, v, child.Kind())
+					if desired == nil {
+						continue
+					}
+					Expect(k8sClient.Apply(ctx, desired, client.FieldOwner(resources.FieldOwner), client.ForceOwnership,
+						client.DryRunAll)).To(Succeed(), "%s = %#v was admitted but its %s is refused", l, v, child.Kind())
+				}
+			}
+		}
+		By(fmt.Sprintf("admitted samples per field: %v", admittedPerLeaf))
+		for _, l := range ls {
+			Expect(admittedPerLeaf[l.String()]).To(BeNumerically(">", 0), "no sample of %s was admitted: the test proves nothing there", l)
+		}
+	})
+
+	It("has a rule, with a length bound, on every field whose Go type decodes more strictly than core/v1's schema", func() {
+		schema := loadWebAppSchema()
+		var unruled []string
+		walkStrict(reflect.TypeFor[webappv1.WebAppSpec](), schema.Properties["spec"], "spec", func(path string, s apiextensionsv1.JSONSchemaProps) {
+			own := false
+			for _, p := range (leaf{schema: s}).patterns() {
+				own = own || p != coreQuantityPattern
+			}
+			if s.MaxLength == nil || (!own && len(s.XValidations) == 0) {
+				unruled = append(unruled, path)
+			}
+		})
+		Expect(unruled).To(BeEmpty(), "fields decoded by a custom decoder (quantities, int-or-string, durations...) "+
+			"need a rule that matches the decoder exactly, and a maxLength")
+	})
+})
+
+var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+// walkStrict calls found for every field of t, at any depth, whose type decodes JSON with its own
+// UnmarshalJSON (the decoders that can refuse what a schema's type admits), with its schema.
+func walkStrict(t reflect.Type, schema apiextensionsv1.JSONSchemaProps, path string, found func(string, apiextensionsv1.JSONSchemaProps)) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(jsonUnmarshaler) {
+		found(path, schema)
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" || name == "-" || !f.IsExported() {
+				continue
+			}
+			walkStrict(f.Type, schema.Properties[name], path+"."+name, found)
+		}
+	case reflect.Slice:
+		if schema.Items != nil && schema.Items.Schema != nil {
+			walkStrict(t.Elem(), *schema.Items.Schema, path+"[]", found)
+		}
+	case reflect.Map:
+		if schema.AdditionalProperties != nil && schema.AdditionalProperties.Schema != nil {
+			walkStrict(t.Elem(), *schema.AdditionalProperties.Schema, path+"{}", found)
+		}
+	}
+}
