@@ -12,6 +12,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -19,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/operator"
 )
 
@@ -53,27 +57,61 @@ var _ = BeforeSuite(func() {
 	cfg, err := testEnv.Start()
 	Expect(err).NotTo(HaveOccurred(), "start the envtest control plane (run `make test`, which builds it)")
 
-	k8sClient, err = client.New(cfg, client.Options{Scheme: operator.Scheme})
+	// the tests also edit the CRD itself (containment_test.go)
+	testScheme := runtime.NewScheme()
+	Expect(clientgoscheme.AddToScheme(testScheme)).To(Succeed())
+	Expect(webappv1.AddToScheme(testScheme)).To(Succeed())
+	Expect(apiextensionsv1.AddToScheme(testScheme)).To(Succeed())
+	k8sClient, err = client.New(cfg, client.Options{Scheme: testScheme})
 	Expect(err).NotTo(HaveOccurred())
 
-	// The manager gets its own config whose transport counts every request it sends, so tests
-	// can prove that a pass over an up-to-date WebApp writes nothing.
-	mgrCfg := rest.CopyConfig(cfg)
-	mgrCfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return requests.wrap(rt) })
-	mgr, err := operator.NewManager(mgrCfg, operator.Options{
-		MaxConcurrentReconciles: 2,
-		ConflictRecheck:         time.Second,
-		Metrics:                 metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress:  "0",
-	})
-	Expect(err).NotTo(HaveOccurred())
-	go func() {
-		defer GinkgoRecover()
-		Expect(mgr.Start(ctx)).To(Succeed())
-	}()
+	startManager()
 })
 
+var (
+	mgrCfg      *rest.Config
+	stopManager context.CancelFunc
+	mgrDone     chan struct{}
+)
+
+// startManager starts the manager that cmd/main.go builds. It gets its own config whose transport
+// counts every request it sends, so tests can prove that a pass over an up-to-date WebApp writes nothing.
+func startManager() {
+	GinkgoHelper()
+	if mgrCfg == nil {
+		mgrCfg = rest.CopyConfig(testEnv.Config)
+		mgrCfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return requests.wrap(rt) })
+	}
+	mgr, err := operator.NewManager(mgrCfg, operator.Options{
+		MaxConcurrentReconciles: 2,
+		// long enough for the no-hot-loop window, short enough for the recovery specs
+		TerminalRecheck:        8 * time.Second,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		// restartManager starts a second manager with the same controller in this process
+		SkipControllerNameValidation: true,
+	})
+	Expect(err).NotTo(HaveOccurred())
+	mgrCtx, cancel := context.WithCancel(ctx)
+	stopManager, mgrDone = cancel, make(chan struct{})
+	go func(done chan struct{}) {
+		defer GinkgoRecover()
+		defer close(done)
+		Expect(mgr.Start(mgrCtx)).To(Succeed())
+	}(mgrDone)
+}
+
+// restartManager stops the manager and starts a new one, as a restarted operator pod would: a new
+// cache, listed from scratch.
+func restartManager() {
+	GinkgoHelper()
+	stopManager()
+	Eventually(mgrDone, timeout).Should(BeClosed())
+	startManager()
+}
+
 var _ = AfterSuite(func() {
+	stopManager()
 	cancel()
 	Expect(testEnv.Stop()).To(Succeed())
 })

@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -52,16 +53,18 @@ type WebAppReconciler struct {
 	Recorder  events.EventRecorder
 	// Now is the clock for condition transition times; tests may replace it.
 	Now func() metav1.Time
-	// ConflictRecheck is how often a WebApp stalled on a NameConflict looks again. The foreign
-	// object carries no managed-by label, so it is outside the cache and its deletion cannot be
-	// watched; a slow recheck of just these WebApps is the price of a label-scoped cache.
-	ConflictRecheck time.Duration
+	// TerminalRecheck is how often a WebApp stalled on a terminal problem (NameConflict,
+	// InvalidSpec, ApplyDenied) looks again, plus up to half as much jitter so that many stalled
+	// WebApps do not recheck together. What fixes them is often outside the watches: a foreign object
+	// carries no managed-by label, so its deletion is not seen; a freed nodePort, a relaxed admission
+	// policy or a raised quota are not objects the operator watches at all.
+	TerminalRecheck time.Duration
 	// MaxConcurrentReconciles is how many WebApps are reconciled in parallel (0: one).
 	MaxConcurrentReconciles int
 }
 
-// DefaultConflictRecheck is the default of WebAppReconciler.ConflictRecheck.
-const DefaultConflictRecheck = 30 * time.Second
+// DefaultTerminalRecheck is the default of WebAppReconciler.TerminalRecheck.
+const DefaultTerminalRecheck = 2 * time.Minute
 
 // +kubebuilder:rbac:groups=apps.webapp-operator.io,resources=webapps,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apps.webapp-operator.io,resources=webapps/status,verbs=get;patch
@@ -72,13 +75,17 @@ const DefaultConflictRecheck = 30 * time.Second
 
 // Reconcile is one pass of fetch, observe, diff, act, report.
 func (r *WebAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	app := &webappv1.WebApp{}
-	if err := r.Get(ctx, req.NamespacedName, app); err != nil {
+	u := NewWebAppObject()
+	if err := r.Get(ctx, req.NamespacedName, u); err != nil {
 		// Deleted: the garbage collector removes the children through their owner references.
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !app.DeletionTimestamp.IsZero() {
+	if u.GetDeletionTimestamp() != nil {
 		return ctrl.Result{}, nil
+	}
+	app, err := decode(u)
+	if err != nil {
+		return r.reportUndecodable(ctx, u, err)
 	}
 
 	obs, err := r.converge(ctx, app)
@@ -87,17 +94,18 @@ func (r *WebAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	if statusErr := r.writeStatus(ctx, app, next); statusErr != nil {
 		err = errors.Join(err, statusErr)
 	}
-	if err == nil && obs.Problem != nil && obs.Problem.Reason == status.ReasonNameConflict {
-		return ctrl.Result{RequeueAfter: r.conflictRecheck()}, nil
+	if err == nil && obs.Problem != nil && obs.Problem.Terminal() {
+		return ctrl.Result{RequeueAfter: r.terminalRecheck()}, nil
 	}
 	return ctrl.Result{}, err
 }
 
-func (r *WebAppReconciler) conflictRecheck() time.Duration {
-	if r.ConflictRecheck > 0 {
-		return r.ConflictRecheck
+func (r *WebAppReconciler) terminalRecheck() time.Duration {
+	d := r.TerminalRecheck
+	if d <= 0 {
+		d = DefaultTerminalRecheck
 	}
-	return DefaultConflictRecheck
+	return d + rand.N(d/2+1)
 }
 
 // converge brings every child in line, in order, and reports what it saw. Terminal problems (a
@@ -181,7 +189,7 @@ func (r *WebAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	b := ctrl.NewControllerManagedBy(mgr).
 		// Status writes do not bump the generation: without this predicate every status patch
 		// would trigger one more (no-op) pass.
-		For(&webappv1.WebApp{}, builder.WithPredicates(predicate.GenerationChangedPredicate{}))
+		For(NewWebAppObject(), builder.WithPredicates(predicate.GenerationChangedPredicate{}))
 	for _, child := range resources.All {
 		b = b.Owns(child.New())
 	}

@@ -16,6 +16,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -38,8 +39,11 @@ type Options struct {
 	Namespaces []string
 	// MaxConcurrentReconciles is how many WebApps are reconciled in parallel.
 	MaxConcurrentReconciles int
-	// ConflictRecheck is how often a WebApp stalled on a NameConflict looks again (0: default).
-	ConflictRecheck time.Duration
+	// TerminalRecheck is how often a WebApp stalled on a terminal problem looks again (0: default).
+	TerminalRecheck time.Duration
+	// SkipControllerNameValidation lets a second manager run the WebApp controller in the same
+	// process (tests restart the operator that way); controller names must otherwise be unique.
+	SkipControllerNameValidation bool
 	// Metrics configures the metrics endpoint; BindAddress "0" disables it.
 	Metrics metricsserver.Options
 	// HealthProbeBindAddress serves /healthz and /readyz; "0" disables it.
@@ -75,6 +79,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,
 		// The process exits right after the manager stops, so hand the lease over at once.
 		LeaderElectionReleaseOnCancel: true,
+		Controller:                    config.Controller{SkipNameValidation: &opts.SkipControllerNameValidation},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating manager: %w", err)
@@ -83,7 +88,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		Client:                  mgr.GetClient(),
 		APIReader:               mgr.GetAPIReader(),
 		Recorder:                mgr.GetEventRecorder("webapp-operator"),
-		ConflictRecheck:         opts.ConflictRecheck,
+		TerminalRecheck:         opts.TerminalRecheck,
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 	}
 	if err := r.SetupWithManager(mgr); err != nil {

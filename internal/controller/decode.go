@@ -1,0 +1,145 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/status"
+)
+
+// The operator caches and watches WebApps as unstructured objects and decodes each one on its own.
+// A typed cache decodes the whole list at once: one WebApp that the API server admitted but the Go
+// types cannot hold (admitted by an older CRD, before a rule existed) would fail every list and
+// watch of WebApps, and stop the operator for every namespace. Here it fails only itself.
+
+// NewWebAppObject returns an empty WebApp in the form the operator caches it.
+func NewWebAppObject() *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(webappv1.GroupVersion.WithKind("WebApp"))
+	return u
+}
+
+// decode converts a cached WebApp to its Go type. Its error names the first field that does not decode.
+func decode(u *unstructured.Unstructured) (*webappv1.WebApp, error) {
+	app := &webappv1.WebApp{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, app); err != nil {
+		if path, fieldErr := undecodableField(u.Object["spec"], reflect.TypeFor[webappv1.WebAppSpec](), "spec"); path != "" {
+			return nil, fmt.Errorf("%s: %v", path, fieldErr)
+		}
+		return nil, err
+	}
+	return app, nil
+}
+
+// undecodableField finds the first field (in a stable order) of value that does not decode into a
+// Go value of type t, and returns its path and the decoder's error.
+func undecodableField(value any, t reflect.Type, path string) (string, error) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if value == nil {
+		return "", nil
+	}
+	if _, custom := reflect.New(t).Interface().(json.Unmarshaler); custom || t.Kind() != reflect.Struct &&
+		t.Kind() != reflect.Slice && t.Kind() != reflect.Map {
+		return decodeLeaf(value, t, path)
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		m, ok := value.(map[string]any)
+		if !ok {
+			return decodeLeaf(value, t, path)
+		}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			if p, err := undecodableField(m[name], f.Type, path+"."+name); p != "" {
+				return p, err
+			}
+		}
+	case reflect.Slice:
+		items, ok := value.([]any)
+		if !ok {
+			return decodeLeaf(value, t, path)
+		}
+		for i, item := range items {
+			if p, err := undecodableField(item, t.Elem(), path+"["+strconv.Itoa(i)+"]"); p != "" {
+				return p, err
+			}
+		}
+	case reflect.Map:
+		m, ok := value.(map[string]any)
+		if !ok {
+			return decodeLeaf(value, t, path)
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if p, err := undecodableField(m[k], t.Elem(), path+"["+strconv.Quote(k)+"]"); p != "" {
+				return p, err
+			}
+		}
+	}
+	return "", nil
+}
+
+func decodeLeaf(value any, t reflect.Type, path string) (string, error) {
+	data, err := json.Marshal(value)
+	if err == nil {
+		err = json.Unmarshal(data, reflect.New(t).Interface())
+	}
+	if err != nil {
+		return path, err
+	}
+	return "", nil
+}
+
+// reportUndecodable reports a WebApp the operator cannot decode as Stalled with reason InvalidSpec,
+// naming the field, without touching its children. If even that cannot be written, the log names it.
+func (r *WebAppReconciler) reportUndecodable(ctx context.Context, u *unstructured.Unstructured, decodeErr error) (ctrl.Result, error) {
+	log := logf.FromContext(ctx)
+	// A WebApp with only its metadata and its own (decodable) status: enough for events and status.
+	app := &webappv1.WebApp{}
+	app.ObjectMeta.Namespace, app.ObjectMeta.Name, app.ObjectMeta.UID = u.GetNamespace(), u.GetName(), u.GetUID()
+	app.ObjectMeta.Generation, app.ObjectMeta.ResourceVersion = u.GetGeneration(), u.GetResourceVersion()
+	if st, ok := u.Object["status"].(map[string]any); ok {
+		_ = runtime.DefaultUnstructuredConverter.FromUnstructured(st, &app.Status)
+	}
+	problem := status.InvalidSpec("%v; the WebApp was admitted by an earlier CRD that lacked the rule for this field: "+
+		"correct the field, and the operator reconciles it again", decodeErr)
+	next := status.Compute(app, status.Observation{Problem: problem, Selector: app.Status.Selector, URL: app.Status.URL}, r.now())
+	r.recordTransitions(app, next)
+	if equality.Semantic.DeepEqual(app.Status, next) {
+		return ctrl.Result{}, nil
+	}
+	patch, err := json.Marshal(map[string]any{"status": next})
+	if err == nil {
+		err = r.Status().Patch(ctx, u, client.RawPatch(types.MergePatchType, patch))
+	}
+	if err != nil {
+		log.Error(err, "cannot decode this WebApp, nor write that into its status", "webapp", client.ObjectKeyFromObject(u),
+			"reason", problem.Message)
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	return ctrl.Result{}, nil
+}
