@@ -21,6 +21,7 @@ import (
 	"crypto/tls"
 	"flag"
 	"os"
+	"time"
 
 	// Import all Kubernetes client auth plugins (e.g. Azure, GCP, OIDC, etc.)
 	// to ensure that exec-entrypoint and run can make use of them.
@@ -41,6 +42,7 @@ func main() {
 		maxConcurrent                      int
 		qps                                float64
 		burst                              int
+		cacheFailureTolerance              time.Duration
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "0",
 		"The address the metrics endpoint binds to. Use :8443 for HTTPS or :8080 for HTTP; 0 disables it.")
@@ -54,6 +56,8 @@ func main() {
 	flag.IntVar(&maxConcurrent, "max-concurrent-reconciles", 4, "How many WebApps are reconciled in parallel.")
 	flag.Float64Var(&qps, "kube-api-qps", 50, "Sustained queries per second to the Kubernetes API server.")
 	flag.IntVar(&burst, "kube-api-burst", 100, "Burst of queries to the Kubernetes API server.")
+	flag.DurationVar(&cacheFailureTolerance, "cache-failure-tolerance", operator.DefaultCacheFailureTolerance,
+		"How long an informer may keep failing to list or watch before the liveness probe fails.")
 	zapOpts := zap.Options{Development: false}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -78,6 +82,7 @@ func main() {
 		MaxConcurrentReconciles: maxConcurrent,
 		Metrics:                 metrics,
 		HealthProbeBindAddress:  probeAddr,
+		CacheFailureTolerance:   cacheFailureTolerance,
 		LeaderElection:          leader,
 	})
 	if err != nil {

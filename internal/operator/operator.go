@@ -17,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
@@ -48,6 +47,9 @@ type Options struct {
 	Metrics metricsserver.Options
 	// HealthProbeBindAddress serves /healthz and /readyz; "0" disables it.
 	HealthProbeBindAddress string
+	// CacheFailureTolerance is how long an informer may keep failing to list or watch before the
+	// liveness probe fails (0: DefaultCacheFailureTolerance).
+	CacheFailureTolerance time.Duration
 	// LeaderElection makes only one replica reconcile at a time.
 	LeaderElection          bool
 	LeaderElectionNamespace string
@@ -69,9 +71,12 @@ func ParseNamespaces(value string) []string {
 
 // NewManager returns a manager with the WebApp controller registered and health checks added.
 func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
+	health := newCacheHealth(opts.CacheFailureTolerance)
+	cacheOpts := cacheOptions(opts.Namespaces)
+	cacheOpts.DefaultWatchErrorHandler = health.watchError
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  Scheme,
-		Cache:                   cacheOptions(opts.Namespaces),
+		Cache:                   cacheOpts,
 		Metrics:                 opts.Metrics,
 		HealthProbeBindAddress:  opts.HealthProbeBindAddress,
 		LeaderElection:          opts.LeaderElection,
@@ -94,10 +99,17 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the WebApp controller: %w", err)
 	}
-	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+	informers := []client.Object{controller.NewWebAppObject(), &corev1.Pod{}}
+	for _, child := range resources.All {
+		informers = append(informers, child.New())
+	}
+	if err := mgr.Add(syncWatcher{health: health, cache: mgr.GetCache(), informers: informers}); err != nil {
 		return nil, err
 	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+	if err := mgr.AddHealthzCheck("informers", health.alive); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddReadyzCheck("caches-synced", health.ready); err != nil {
 		return nil, err
 	}
 	return mgr, nil
