@@ -62,6 +62,11 @@ func (r *WebAppReconciler) ensure(ctx context.Context, app *webappv1.WebApp, chi
 			}
 			return nil, status.InvalidSpec("%s", msg)
 		}
+		if apierrors.IsForbidden(err) || apierrors.IsBadRequest(err) {
+			// An admission webhook or policy, a quota or RBAC said no: retrying the same request
+			// cannot help until someone changes them, so report it and recheck slowly.
+			return nil, status.ApplyDenied("the API server denied the %s: %v", child.Kind(), err)
+		}
 		return nil, fmt.Errorf("applying %s %s: %w", child.Kind(), app.Name, err)
 	}
 	// The client decoded the API server's answer into desired: it is now the whole live object.

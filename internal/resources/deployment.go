@@ -130,6 +130,12 @@ func deploymentHealth(_ *webappv1.WebApp, d *appsv1.Deployment) status.Health {
 		return progressing(status.ReasonRolloutInProgress,
 			fmt.Sprintf("waiting for the Deployment controller to observe generation %d", d.Generation))
 	}
+	// The ReplicaSet cannot create pods (Pod Security admission, a ResourceQuota, a LimitRange, a
+	// webhook): no deadline will fix it, and the API server's message says what to change.
+	if c := deploymentCondition(d, appsv1.DeploymentReplicaFailure); c != nil && c.Status == corev1.ConditionTrue {
+		return status.Health{Stalled: true, Reason: status.ReasonReplicaFailure,
+			Message: fmt.Sprintf("pods cannot be created: %s", c.Message)}
+	}
 	if c := deploymentCondition(d, appsv1.DeploymentProgressing); c != nil &&
 		c.Status == corev1.ConditionFalse && c.Reason == "ProgressDeadlineExceeded" {
 		return status.Health{Stalled: true, Reason: status.ReasonProgressDeadlineExceeded,

@@ -43,6 +43,12 @@ func InvalidSpec(format string, args ...any) *Problem {
 	return &Problem{Reason: ReasonInvalidSpec, Message: fmt.Sprintf(format, args...)}
 }
 
+// ApplyDenied: the API server refused to let the operator write a child for a reason outside the
+// WebApp's spec: an admission webhook or policy, a quota, RBAC.
+func ApplyDenied(format string, args ...any) *Problem {
+	return &Problem{Reason: ReasonApplyDenied, Message: fmt.Sprintf(format, args...)}
+}
+
 // ReconcileError: a transient failure, retried with backoff.
 func ReconcileError(err error) *Problem {
 	return &Problem{Reason: ReasonReconcileError, Message: err.Error()}

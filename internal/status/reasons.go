@@ -1,7 +1,7 @@
 package status
 
-// Condition reasons. They are part of the API: users and tools match on them, and docs list them
-// with what to do about each.
+// Condition reasons. They are part of the API: users and tools match on them, and
+// docs/conditions.md lists each with what it means and what to do.
 const (
 	ReasonReady                    = "Ready"
 	ReasonScaledToZero             = "ScaledToZero"
@@ -13,8 +13,21 @@ const (
 	ReasonInvalidSpec              = "InvalidSpec"
 	ReasonReconcileError           = "ReconcileError"
 	ReasonPodFailing               = "PodFailing"
+	ReasonReplicaFailure           = "ReplicaFailure"
+	ReasonApplyDenied              = "ApplyDenied"
 
 	ReasonMinimumReplicasAvailable   = "MinimumReplicasAvailable"
 	ReasonMinimumReplicasUnavailable = "MinimumReplicasUnavailable"
 	ReasonDeploymentNotFound         = "DeploymentNotFound"
 )
+
+// ReadyReasons are the reasons of the Ready, Reconciling and Stalled conditions, in the order of
+// docs/conditions.md.
+var ReadyReasons = []string{
+	ReasonReady, ReasonScaledToZero, ReasonCreating, ReasonRolloutInProgress, ReasonReplicasUnavailable,
+	ReasonPodFailing, ReasonReconcileError, ReasonProgressDeadlineExceeded, ReasonReplicaFailure,
+	ReasonNameConflict, ReasonInvalidSpec, ReasonApplyDenied,
+}
+
+// AvailableReasons are the reasons of the Available condition.
+var AvailableReasons = []string{ReasonMinimumReplicasAvailable, ReasonMinimumReplicasUnavailable, ReasonDeploymentNotFound}

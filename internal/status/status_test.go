@@ -50,6 +50,7 @@ var (
 	availableFalse  = cond(appsv1.DeploymentAvailable, corev1.ConditionFalse, "MinimumReplicasUnavailable")
 	deadline        = cond(appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded")
 	progressingTrue = cond(appsv1.DeploymentProgressing, corev1.ConditionTrue, "ReplicaSetUpdated")
+	replicaFailure  = cond(appsv1.DeploymentReplicaFailure, corev1.ConditionTrue, "FailedCreate")
 )
 
 // observe is what the reconciler reports when it finds our Deployment d (nil: absent) and our Service
@@ -109,6 +110,10 @@ func TestCompute(t *testing.T) {
 			want{metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, ReasonReady, ReasonMinimumReplicasAvailable}},
 		{"progress deadline exceeded", observe(app(), deployment(2, 3, 1, 2, availableTrue, deadline), svc),
 			want{metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionTrue, ReasonProgressDeadlineExceeded, ReasonMinimumReplicasAvailable}},
+		{"the ReplicaSet cannot create pods", observe(app(), deployment(2, 0, 0, 0, replicaFailure, progressingTrue), svc),
+			want{metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionUnknown, ReasonReplicaFailure, ReasonMinimumReplicasUnavailable}},
+		{"an admission policy, a quota or RBAC denies a child", Observation{Problem: ApplyDenied("exceeded quota"), Deployment: deployment(2, 3, 3, 3, availableTrue)},
+			want{metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionTrue, ReasonApplyDenied, ReasonMinimumReplicasAvailable}},
 		{"foreign object in the way", Observation{Problem: NameConflict("a Deployment named shop exists")},
 			want{metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionUnknown, ReasonNameConflict, ReasonDeploymentNotFound}},
 		{"API server refuses the rendered object", Observation{Problem: InvalidSpec("spec.template...env[0].name: Invalid value")},
