@@ -1,0 +1,185 @@
+// Package conditions checks that docs/conditions.md, the operator's status code and the tools that
+// read the status agree: every reason is documented once, the operator really produces it, and the
+// verdict the table promises is the one sigs.k8s.io/cli-utils' kstatus (what Flux and Helm 4 use)
+// computes from a WebApp carrying it.
+package conditions
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/resources"
+	webappstatus "github.com/webapp-operator/webapp-operator/internal/status"
+)
+
+// row is one line of the reasons table in docs/conditions.md.
+type row struct {
+	reason, ready, reconciling, stalled, kstatus string
+}
+
+func readTable(t *testing.T) map[string]row {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "conditions.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]row{}
+	for _, line := range strings.Split(string(data), "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 8 || !strings.HasPrefix(strings.TrimSpace(cells[1]), "`") {
+			continue
+		}
+		for i := range cells {
+			cells[i] = strings.Trim(strings.TrimSpace(cells[i]), "`")
+		}
+		r := row{reason: cells[1], ready: cells[2], reconciling: cells[3], stalled: cells[4], kstatus: cells[5]}
+		if _, dup := rows[r.reason]; dup {
+			t.Errorf("docs/conditions.md lists %s twice", r.reason)
+		}
+		rows[r.reason] = r
+	}
+	return rows
+}
+
+func newApp() *webappv1.WebApp {
+	return &webappv1.WebApp{
+		TypeMeta:   metav1.TypeMeta{APIVersion: webappv1.GroupVersion.String(), Kind: "WebApp"},
+		ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns", Generation: 3},
+		Spec:       webappv1.WebAppSpec{Image: "img", Replicas: ptr.To[int32](2)},
+	}
+}
+
+// deployment is the app's Deployment at generation 2 with the given status.
+func deployment(replicas int32, observed int64, updated, available int32, conds ...appsv1.DeploymentCondition) *appsv1.Deployment {
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Generation: 2},
+		Spec:       appsv1.DeploymentSpec{Replicas: ptr.To(replicas)},
+		Status: appsv1.DeploymentStatus{ObservedGeneration: observed, Replicas: updated, UpdatedReplicas: updated,
+			ReadyReplicas: available, AvailableReplicas: available, Conditions: conds},
+	}
+}
+
+// observe is what the reconciler reports with our Deployment d and a Service.
+func observe(app *webappv1.WebApp, d *appsv1.Deployment) webappstatus.Observation {
+	return webappstatus.Observation{Deployment: d, Children: []webappstatus.Health{
+		resources.Deployment.Health(app, d), resources.Service.Health(app, &corev1.Service{})}}
+}
+
+// observations make the operator report each reason.
+func observations(app *webappv1.WebApp) map[string]webappstatus.Observation {
+	cond := func(t appsv1.DeploymentConditionType, s corev1.ConditionStatus, reason string) appsv1.DeploymentCondition {
+		return appsv1.DeploymentCondition{Type: t, Status: s, Reason: reason, Message: reason}
+	}
+	podFailing := observe(app, deployment(2, 2, 1, 1))
+	podFailing.PodIssue = "pod shop-1: ImagePullBackOff: Back-off pulling image"
+	return map[string]webappstatus.Observation{
+		webappstatus.ReasonReady:               observe(app, deployment(2, 2, 2, 2)),
+		webappstatus.ReasonScaledToZero:        observe(app, deployment(0, 2, 0, 0)),
+		webappstatus.ReasonCreating:            {Children: []webappstatus.Health{webappstatus.Absent("Deployment"), webappstatus.Absent("Service")}},
+		webappstatus.ReasonRolloutInProgress:   observe(app, deployment(2, 1, 2, 2)),
+		webappstatus.ReasonReplicasUnavailable: observe(app, deployment(2, 2, 2, 1)),
+		webappstatus.ReasonPodFailing:          podFailing,
+		webappstatus.ReasonReconcileError:      {Problem: webappstatus.ReconcileError(errors.New("etcdserver: request timed out"))},
+		webappstatus.ReasonProgressDeadlineExceeded: observe(app, deployment(2, 2, 1, 1,
+			cond(appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded"))),
+		webappstatus.ReasonReplicaFailure: observe(app, deployment(2, 2, 0, 0,
+			cond(appsv1.DeploymentReplicaFailure, corev1.ConditionTrue, "FailedCreate"))),
+		webappstatus.ReasonNameConflict: {Problem: webappstatus.NameConflict("a Deployment named shop exists")},
+		webappstatus.ReasonInvalidSpec:  {Problem: webappstatus.InvalidSpec("spec.resources: invalid")},
+		webappstatus.ReasonApplyDenied:  {Problem: webappstatus.ApplyDenied("exceeded quota")},
+	}
+}
+
+// withStatus returns app, as the API server would serve it, with the status the operator computes
+// from obs.
+func withStatus(t *testing.T, obs webappstatus.Observation) (*webappv1.WebApp, *unstructured.Unstructured) {
+	t.Helper()
+	app := newApp()
+	app.Status = webappstatus.Compute(app, obs, metav1.NewTime(time.Unix(0, 0)))
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return app, &unstructured.Unstructured{Object: u}
+}
+
+func TestEveryReasonIsDocumentedOnce(t *testing.T) {
+	rows := readTable(t)
+	for _, r := range webappstatus.ReadyReasons {
+		if _, ok := rows[r]; !ok {
+			t.Errorf("reason %s is not in the table of docs/conditions.md", r)
+		}
+	}
+	for r := range rows {
+		if !slices.Contains(webappstatus.ReadyReasons, r) {
+			t.Errorf("docs/conditions.md documents %s, which the operator never reports", r)
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join("..", "..", "docs", "conditions.md"))
+	for _, r := range webappstatus.AvailableReasons {
+		if !strings.Contains(string(data), "`"+r+"`") {
+			t.Errorf("Available reason %s is not documented", r)
+		}
+	}
+}
+
+func TestTheTableIsWhatTheOperatorAndKstatusSay(t *testing.T) {
+	rows := readTable(t)
+	obs := observations(newApp())
+	for _, reason := range webappstatus.ReadyReasons {
+		t.Run(reason, func(t *testing.T) {
+			o, ok := obs[reason]
+			if !ok {
+				t.Fatalf("no observation makes the operator report %s: add one", reason)
+			}
+			app, u := withStatus(t, o)
+			want := rows[reason]
+			for _, c := range []struct{ typ, want string }{
+				{webappv1.ConditionReady, want.ready}, {webappv1.ConditionReconciling, want.reconciling},
+				{webappv1.ConditionStalled, want.stalled},
+			} {
+				got := meta.FindStatusCondition(app.Status.Conditions, c.typ)
+				if got == nil || got.Reason != reason || string(got.Status) != c.want {
+					t.Errorf("%s = %+v, the table says %s with reason %s", c.typ, got, c.want, reason)
+				}
+			}
+			res, err := status.Compute(u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status.String() != want.kstatus {
+				t.Errorf("kstatus says %s (%s), the table says %s", res.Status, res.Message, want.kstatus)
+			}
+		})
+	}
+}
+
+// A status written for an older generation must read as InProgress whatever its conditions say:
+// that is what observedGeneration is for.
+func TestKstatusWaitsForTheCurrentGeneration(t *testing.T) {
+	app, u := withStatus(t, observations(newApp())[webappstatus.ReasonReady])
+	u.SetGeneration(app.Generation + 1)
+	res, err := status.Compute(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != status.InProgressStatus {
+		t.Errorf("a Ready status of an older generation reads %s, want InProgress", res.Status)
+	}
+
+}
