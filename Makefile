@@ -56,8 +56,8 @@ generate: controller-gen ## Generate DeepCopy methods.
 	GOWORK=off $(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./..."
 
 .PHONY: fmt
-fmt: ## Run go fmt on every module.
-	go fmt $(GO_PACKAGES)
+fmt: ## Run gofmt on every module (go fmt does not read go.work).
+	gofmt -l -w api cmd internal hack test
 
 .PHONY: vet
 vet: ## Run go vet on every module.

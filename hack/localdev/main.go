@@ -70,7 +70,8 @@ func run(ctx context.Context, stateDir, samplePath, namespace string, once bool)
 		opts.KubeControllerManager = framework.ControllersForDeployments
 		framework.Step("starting kube-apiserver, etcd and kube-controller-manager from %s", assets)
 	} else {
-		framework.Step("starting kube-apiserver and etcd from %s (no kube-controller-manager: Deployments will not get ReplicaSets)", assets)
+		framework.Step("starting kube-apiserver and etcd from %s "+
+			"(no kube-controller-manager: Deployments will not get ReplicaSets)", assets)
 		settled = "RolloutInProgress"
 	}
 	cp, err := framework.StartControlPlane(opts)

@@ -120,8 +120,8 @@ func (r *WebAppReconciler) reportUndecodable(ctx context.Context, u *unstructure
 	log := logf.FromContext(ctx)
 	// A WebApp with only its metadata and its own (decodable) status: enough for events and status.
 	app := &webappv1.WebApp{}
-	app.ObjectMeta.Namespace, app.ObjectMeta.Name, app.ObjectMeta.UID = u.GetNamespace(), u.GetName(), u.GetUID()
-	app.ObjectMeta.Generation, app.ObjectMeta.ResourceVersion = u.GetGeneration(), u.GetResourceVersion()
+	app.Namespace, app.Name, app.UID = u.GetNamespace(), u.GetName(), u.GetUID()
+	app.Generation, app.ResourceVersion = u.GetGeneration(), u.GetResourceVersion()
 	if st, ok := u.Object["status"].(map[string]any); ok {
 		_ = runtime.DefaultUnstructuredConverter.FromUnstructured(st, &app.Status)
 	}

@@ -32,7 +32,7 @@ func TestCacheHealth(t *testing.T) {
 	}
 
 	// watches that end normally are no failure
-	for _, err := range []error{io.EOF, io.ErrUnexpectedEOF, apierrors.NewResourceExpired("too old"), apierrors.NewGone("gone")} {
+	for _, err := range []error{io.EOF, io.ErrUnexpectedEOF, apierrors.NewResourceExpired("too old"), apierrors.NewResourceExpired("gone")} {
 		fail(err)
 	}
 	step(10 * time.Minute)

@@ -65,7 +65,8 @@ func newApp() *webappv1.WebApp {
 }
 
 // deployment is the app's Deployment at generation 2 with the given status.
-func deployment(replicas int32, observed int64, updated, available int32, conds ...appsv1.DeploymentCondition) *appsv1.Deployment {
+func deployment(replicas int32, observed int64, updated, available int32,
+	conds ...appsv1.DeploymentCondition) *appsv1.Deployment {
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Generation: 2},
 		Spec:       appsv1.DeploymentSpec{Replicas: ptr.To(replicas)},
@@ -88,13 +89,15 @@ func observations(app *webappv1.WebApp) map[string]webappstatus.Observation {
 	podFailing := observe(app, deployment(2, 2, 1, 1))
 	podFailing.PodIssue = "pod shop-1: ImagePullBackOff: Back-off pulling image"
 	return map[string]webappstatus.Observation{
-		webappstatus.ReasonReady:               observe(app, deployment(2, 2, 2, 2)),
-		webappstatus.ReasonScaledToZero:        observe(app, deployment(0, 2, 0, 0)),
-		webappstatus.ReasonCreating:            {Children: []webappstatus.Health{webappstatus.Absent("Deployment"), webappstatus.Absent("Service")}},
+		webappstatus.ReasonReady:        observe(app, deployment(2, 2, 2, 2)),
+		webappstatus.ReasonScaledToZero: observe(app, deployment(0, 2, 0, 0)),
+		webappstatus.ReasonCreating: {Children: []webappstatus.Health{
+			webappstatus.Absent("Deployment"), webappstatus.Absent("Service")}},
 		webappstatus.ReasonRolloutInProgress:   observe(app, deployment(2, 1, 2, 2)),
 		webappstatus.ReasonReplicasUnavailable: observe(app, deployment(2, 2, 2, 1)),
 		webappstatus.ReasonPodFailing:          podFailing,
-		webappstatus.ReasonReconcileError:      {Problem: webappstatus.ReconcileError(errors.New("etcdserver: request timed out"))},
+		webappstatus.ReasonReconcileError: {
+			Problem: webappstatus.ReconcileError(errors.New("etcdserver: request timed out"))},
 		webappstatus.ReasonProgressDeadlineExceeded: observe(app, deployment(2, 2, 1, 1,
 			cond(appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded"))),
 		webappstatus.ReasonReplicaFailure: observe(app, deployment(2, 2, 0, 0,

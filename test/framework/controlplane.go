@@ -98,7 +98,8 @@ func StartControlPlane(o ControlPlaneOptions) (_ *ControlPlane, err error) {
 	}
 	if o.KubeControllerManager != nil {
 		args := append([]string{"--kubeconfig=" + c.Kubeconfig}, o.KubeControllerManager...)
-		if err := c.Spawn("kube-controller-manager", filepath.Join(o.Assets, "kube-controller-manager"), args...); err != nil {
+		kcm := filepath.Join(o.Assets, "kube-controller-manager")
+		if err := c.Spawn("kube-controller-manager", kcm, args...); err != nil {
 			return nil, err
 		}
 	}

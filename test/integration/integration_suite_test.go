@@ -39,12 +39,12 @@ const (
 )
 
 var (
-	ctx      context.Context
-	cancel   context.CancelFunc
-	cp       *framework.ControlPlane
-	k8s      client.Client
-	dir      string
-	manager  string // the operator's binary
+	ctx         context.Context
+	cancel      context.CancelFunc
+	cp          *framework.ControlPlane
+	k8s         client.Client
+	dir         string
+	manager     string // the operator's binary
 	theOperator *operatorProcess
 )
 
@@ -102,7 +102,8 @@ func startOperator(name string, extraArgs ...string) *operatorProcess {
 		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(op.metricsPort), "--metrics-secure=false",
 		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(op.probePort),
 	}, extraArgs...)
-	p, err := framework.StartProcess(name, filepath.Join(dir, name+".log"), []string{"KUBECONFIG=" + cp.Kubeconfig}, manager, args...)
+	env := []string{"KUBECONFIG=" + cp.Kubeconfig}
+	p, err := framework.StartProcess(name, filepath.Join(dir, name+".log"), env, manager, args...)
 	Expect(err).NotTo(HaveOccurred())
 	op.Process = p
 	DeferCleanup(func() {

@@ -71,7 +71,8 @@ func TestOLM(t *testing.T) {
 
 var _ = BeforeSuite(func() {
 	Expect(framework.Missing(opmImage, busyboxImage, bundleImageBase, operatorImgBase, demoImageBase, scorecardImage,
-		ownTestImage, catalogV1, catalogV2)).To(BeEmpty(), "run the suite with `make test-olm`, which sets the image variables")
+		ownTestImage, catalogV1, catalogV2)).To(BeEmpty(),
+		"run the suite with `make test-olm`, which sets the image variables")
 	ctx, cancel = context.WithCancel(context.Background())
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(webappv1.AddToScheme(scheme)).To(Succeed())
