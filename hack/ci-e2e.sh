@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # hack/ci-e2e.sh: what CI runs for the end-to-end tests on a real node.
 #   0. install packages and build binaries (cached), 1. snapshot the host, 2. bring the local cluster up,
-#   3. make test-e2e (builds and loads the images, deploys the operator, runs test/e2e), 4. make test-olm
-#   (OLM installed from source, run bundle, Subscription, upgrades, scorecard: test/olm), 5. always take
-#   the cluster down and check that the host is exactly as before (hack/host-snapshot.sh).
+#   3. make demo (the quickstart), 4. make test-olm (OLM installed from source, run bundle, Subscription,
+#   upgrades, scorecard: test/olm), 5. make test-e2e (builds and loads the images, deploys the operator,
+#   runs test/e2e), 6. make demo again: the cluster must survive its own suites in any order (once, the
+#   OLM suite's image pulls left the demo in ImagePullBackOff), 7. always take the cluster down and check
+#   that the host is exactly as before (hack/host-snapshot.sh).
 #   Exit status: non-zero if any step failed.
 # Needs root, Go, Debian apt (first run) and the Go module proxy (first run only: the builds are cached
 # in ~/.cache/webapp-operator and the Go build cache afterwards).
@@ -38,7 +40,11 @@ trap finish EXIT
 trap 'exit 130' INT TERM
 log "cluster up"
 hack/local-cluster.sh up
-log "end-to-end tests"
-make test-e2e
+log "the quickstart"
+make demo
 log "OLM: install from source, run bundle, Subscription, upgrades, scorecard in the cluster"
 make test-olm
+log "end-to-end tests"
+make test-e2e
+log "the quickstart again, after both suites"
+make demo
