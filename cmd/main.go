@@ -37,18 +37,27 @@ import (
 
 func main() {
 	var (
-		metricsAddr, probeAddr             string
+		metricsAddr, probeAddr, leaderNS   string
 		secureMetrics, enableHTTP2, leader bool
 		maxConcurrent                      int
 		qps                                float64
 		burst                              int
 		cacheFailureTolerance              time.Duration
+		lease, renew, retry                time.Duration
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "0",
 		"The address the metrics endpoint binds to. Use :8443 for HTTPS or :8080 for HTTP; 0 disables it.")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "The address the probe endpoint binds to.")
 	flag.BoolVar(&leader, "leader-elect", false,
 		"Enable leader election, so that only one replica of the operator reconciles at a time.")
+	flag.StringVar(&leaderNS, "leader-elect-namespace", "",
+		"The namespace of the leader election Lease; in a cluster, the operator's own namespace.")
+	flag.DurationVar(&lease, "leader-elect-lease-duration", operator.DefaultLeaseDuration,
+		"How long a standby waits after the leader's last renewal before it takes over.")
+	flag.DurationVar(&renew, "leader-elect-renew-deadline", operator.DefaultRenewDeadline,
+		"How long the leader keeps trying to renew its lease (say, through an API server outage) before it gives up.")
+	flag.DurationVar(&retry, "leader-elect-retry-period", operator.DefaultRetryPeriod,
+		"How often the replicas try to acquire or renew the lease.")
 	flag.BoolVar(&secureMetrics, "metrics-secure", true,
 		"Serve metrics over HTTPS with authentication and authorization (TokenReview/SubjectAccessReview).")
 	flag.BoolVar(&enableHTTP2, "enable-http2", false,
@@ -84,6 +93,10 @@ func main() {
 		HealthProbeBindAddress:  probeAddr,
 		CacheFailureTolerance:   cacheFailureTolerance,
 		LeaderElection:          leader,
+		LeaderElectionNamespace: leaderNS,
+		LeaseDuration:           lease,
+		RenewDeadline:           renew,
+		RetryPeriod:             retry,
 	})
 	if err != nil {
 		log.Error(err, "unable to set up the manager")

@@ -126,21 +126,23 @@ func envtestAssets() string {
 	return matches[len(matches)-1]
 }
 
-// requestCounter counts the manager's API requests that change state.
+// requestCounter records the manager's API requests: those that change state, and the reads that
+// are not watches (gets and lists).
 type requestCounter struct {
-	mu     sync.Mutex
-	writes []string
+	mu            sync.Mutex
+	writes, reads []string
 }
 
 func (c *requestCounter) wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		switch req.Method {
-		case http.MethodGet, http.MethodHead, http.MethodOptions:
-		default:
-			c.mu.Lock()
+		c.mu.Lock()
+		switch {
+		case req.Method == http.MethodGet && req.URL.Query().Get("watch") != "true":
+			c.reads = append(c.reads, req.Method+" "+req.URL.Path)
+		case req.Method != http.MethodGet && req.Method != http.MethodHead && req.Method != http.MethodOptions:
 			c.writes = append(c.writes, req.Method+" "+req.URL.Path)
-			c.mu.Unlock()
 		}
+		c.mu.Unlock()
 		return rt.RoundTrip(req)
 	})
 }
@@ -160,6 +162,19 @@ func (c *requestCounter) WritesIn(ns string) []string {
 	for _, w := range c.Writes() {
 		if strings.Contains(w, "/namespaces/"+ns+"/") {
 			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// ReadsIn returns the gets and lists of objects of namespace ns.
+func (c *requestCounter) ReadsIn(ns string) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, r := range c.reads {
+		if strings.Contains(r, "/namespaces/"+ns+"/") {
+			out = append(out, r)
 		}
 	}
 	return out

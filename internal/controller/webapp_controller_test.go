@@ -451,10 +451,11 @@ var _ = Describe("WebApp controller", func() {
 		}, timeout, interval).Should(Equal(int32(5)))
 	})
 
-	It("makes zero write requests on a pass over an up-to-date WebApp", func() {
+	It("makes zero write requests, and reads only from its cache, on a pass over an up-to-date WebApp", func() {
 		createReady(newWebApp(ns, "steady"))
 		// Let any pass still in flight, and its Events, finish.
 		writesBefore := settledWritesIn(ns)
+		readsBefore := len(requests.ReadsIn(ns))
 		passesBefore := reconcileCount()
 
 		// A change to a child that does not touch our fields triggers a pass through the Owns watch.
@@ -468,6 +469,7 @@ var _ = Describe("WebApp controller", func() {
 		// The label change itself is a write of the test's own client, not of the manager's.
 		Consistently(func() []string { return requests.WritesIn(ns)[writesBefore:] }, 2*time.Second, 100*time.Millisecond).
 			Should(BeEmpty(), "a pass with nothing to change must not write")
+		Expect(requests.ReadsIn(ns)[readsBefore:]).To(BeEmpty(), "a pass reads the WebApp and its children from the cache")
 	})
 })
 

@@ -53,10 +53,23 @@ type Options struct {
 	// LeaderElection makes only one replica reconcile at a time.
 	LeaderElection          bool
 	LeaderElectionNamespace string
+	// LeaseDuration, RenewDeadline and RetryPeriod time the leader election (0: the defaults below).
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 }
 
 // LeaderElectionID is the name of the Lease the replicas compete for.
 const LeaderElectionID = "webapp-operator.webapp-operator.io"
+
+// The leader election's timings ride out an API server that is away for 60 s, the figure OpenShift
+// asks of operators (and its library-go's defaults): the leader keeps trying to renew for
+// RenewDeadline before it gives up its lease and exits, and a standby waits LeaseDuration after the
+// last renewal before it takes over. controller-runtime's defaults (15 s, 10 s, 2 s) make the
+// operator exit after about 10 s without the API server.
+const (
+	DefaultLeaseDuration = 137 * time.Second
+	DefaultRenewDeadline = 107 * time.Second
+	DefaultRetryPeriod   = 26 * time.Second
+)
 
 // ParseNamespaces reads WATCH_NAMESPACE as OLM sets it: "" (all namespaces), "ns" or "ns1,ns2".
 func ParseNamespaces(value string) []string {
@@ -75,13 +88,19 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	cacheOpts := cacheOptions(opts.Namespaces)
 	cacheOpts.DefaultWatchErrorHandler = health.watchError
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                  Scheme,
-		Cache:                   cacheOpts,
+		Scheme: Scheme,
+		Cache:  cacheOpts,
+		// WebApps are read as unstructured objects (controller/decode.go); without this the client
+		// would read them from the API server on every pass instead of from the cache.
+		Client:                  client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		Metrics:                 opts.Metrics,
 		HealthProbeBindAddress:  opts.HealthProbeBindAddress,
 		LeaderElection:          opts.LeaderElection,
 		LeaderElectionID:        LeaderElectionID,
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,
+		LeaseDuration:           orDefault(opts.LeaseDuration, DefaultLeaseDuration),
+		RenewDeadline:           orDefault(opts.RenewDeadline, DefaultRenewDeadline),
+		RetryPeriod:             orDefault(opts.RetryPeriod, DefaultRetryPeriod),
 		// The process exits right after the manager stops, so hand the lease over at once.
 		LeaderElectionReleaseOnCancel: true,
 		Controller:                    config.Controller{SkipNameValidation: &opts.SkipControllerNameValidation},
@@ -131,4 +150,11 @@ func cacheOptions(namespaces []string) cache.Options {
 		}
 	}
 	return opts
+}
+
+func orDefault(d, def time.Duration) *time.Duration {
+	if d <= 0 {
+		d = def
+	}
+	return &d
 }
