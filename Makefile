@@ -32,8 +32,9 @@ SHELL = /usr/bin/env bash -o pipefail
 
 # The Go modules of the repository (go.work): the operator, its development tools and its test suites.
 GO_PACKAGES := ./... ./hack/... ./test/...
-# What `make test` runs: everything but the suites that need the local cluster (make test-e2e, test-olm).
-TEST_PACKAGES = $$(go list $(GO_PACKAGES) | grep -v -e /test/e2e -e /test/olm)
+# What `make test` runs: everything but the suites that need the local cluster (make test-e2e, test-olm)
+# and the fault suite, which takes minutes of outages (make test-faults).
+TEST_PACKAGES = $$(go list $(GO_PACKAGES) | grep -v -e /test/e2e -e /test/olm -e /test/faults)
 
 .PHONY: all
 all: build
@@ -79,6 +80,10 @@ test-repeat: manifests envtest-assets ## Run the envtest integration suite TEST_
 			{ cat "$$log"; echo "run $$i of $(TEST_REPEAT) FAILED"; exit 1; }; \
 		echo "run $$i of $(TEST_REPEAT): ok ($$(($$(date +%s) - start)) s)"; \
 	done; rm -f "$$log"
+
+.PHONY: test-faults
+test-faults: envtest-assets ## Fault suite: the API server and etcd frozen, the network cut, while WebApps change (a few minutes).
+	KUBEBUILDER_ASSETS="$$($(MAKE) -s envtest-assets)" go test ./test/faults -count=1 -v -timeout 20m -ginkgo.v
 
 .PHONY: fuzz
 fuzz: ## Fuzz the renderer for FUZZTIME (default 30s).

@@ -134,3 +134,23 @@ func (c *ControlPlane) Stop() {
 	c.procs = nil
 	_ = c.Env.Stop()
 }
+
+// FaultsAPIServerArgs returns the API server flags of test/faults. Watches are served from etcd (no
+// watch cache), so that compacting etcd's history (test/faults does) expires them: a client that then
+// resumes a watch gets 410 Gone and must list again. Every request for WebApps is written to
+// dir/audit.log (at the Metadata level), so a test can see who listed and watched what, and when.
+func FaultsAPIServerArgs(dir string) (map[string]string, error) {
+	policy := filepath.Join(dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(`apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+  resources: [{group: apps.webapp-operator.io, resources: [webapps]}]
+- level: None
+`), 0o600); err != nil {
+		return nil, err
+	}
+	return map[string]string{"watch-cache": "false",
+		"audit-policy-file": policy, "audit-log-path": filepath.Join(dir, "audit.log")}, nil
+}
