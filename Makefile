@@ -49,12 +49,13 @@ help: ## Display this help.
 
 .PHONY: manifests
 manifests: controller-gen ## Generate the CRD, RBAC role and other manifests from the kubebuilder markers.
-	@# the operator's module alone: its markers are all there (controller-gen does not read go.work)
-	GOWORK=off $(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./..." output:crd:artifacts:config=config/crd/bases
+	@# the operator's packages alone: its markers are all there (controller-gen does not read go.work,
+	@# and would load hack/ and test/ as roots of their own)
+	GOWORK=off $(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./api/...;./internal/..." output:crd:artifacts:config=config/crd/bases
 
 .PHONY: generate
 generate: controller-gen ## Generate DeepCopy methods.
-	GOWORK=off $(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./..."
+	GOWORK=off $(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 
 .PHONY: fmt
 fmt: ## Run gofmt on every module (go fmt does not read go.work).

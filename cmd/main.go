@@ -21,6 +21,8 @@ import (
 	"crypto/tls"
 	"flag"
 	"os"
+	"runtime/debug"
+	"strconv"
 	"time"
 
 	// Import all Kubernetes client auth plugins (e.g. Azure, GCP, OIDC, etc.)
@@ -72,6 +74,9 @@ func main() {
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	log := ctrl.Log.WithName("setup")
+	if limit := setMemoryLimit(); limit > 0 {
+		log.Info("Go memory limit set from the container's", "bytes", limit)
+	}
 
 	var tlsOpts []func(*tls.Config)
 	if !enableHTTP2 {
@@ -108,4 +113,22 @@ func main() {
 		log.Error(err, "manager stopped with an error")
 		os.Exit(1)
 	}
+}
+
+// setMemoryLimit sets the Go runtime's soft memory limit to 90% of the container's memory limit, which
+// the Deployment passes in MEMORY_LIMIT (bytes, from the downward API), unless GOMEMLIMIT is set. Near
+// the limit the garbage collector then runs harder, instead of the heap growing until the kernel kills
+// the container; the rest is left for what the runtime cannot collect (stacks, buffers). It returns the
+// limit it set, or 0.
+func setMemoryLimit() int64 {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return 0
+	}
+	limit, err := strconv.ParseInt(os.Getenv("MEMORY_LIMIT"), 10, 64)
+	if err != nil || limit <= 0 {
+		return 0
+	}
+	limit = limit / 10 * 9
+	debug.SetMemoryLimit(limit)
+	return limit
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,26 +21,36 @@ import (
 // progressing, and why.
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 
-// PodCacheSelector selects the pods the operator caches. Pods carry only the selector labels (their
-// template is ours, but the ReplicaSet creates them).
+// PodCacheSelector selects the pods the operator caches: those its pod template labels, with
+// managed-by as well as the common app.kubernetes.io/name=webapp (which unrelated pods may carry).
 func PodCacheSelector() labels.Selector {
-	return labels.SelectorFromSet(labels.Set{resources.LabelName: resources.AppName})
+	return labels.SelectorFromSet(labels.Set{resources.LabelName: resources.AppName, resources.LabelManagedBy: resources.ManagedBy})
 }
 
 // podIssue reports a pod of app that cannot become ready on its own, so that status can say why
 // a rollout is stuck (ImagePullBackOff, CrashLoopBackOff, Unschedulable...) rather than only that it is.
+// Only pods of the Deployment's own ReplicaSets count (named <deployment>-<pod-template-hash>): a
+// pod that merely carries the same labels is not the WebApp's.
 func (r *WebAppReconciler) podIssue(ctx context.Context, app *webappv1.WebApp) (string, error) {
 	var pods corev1.PodList
-	if err := r.List(ctx, &pods, client.InNamespace(app.Namespace), client.MatchingLabels(resources.SelectorLabels(app))); err != nil {
+	if err := r.List(ctx, &pods, client.InNamespace(app.Namespace), client.MatchingLabels(resources.PodLabels(app))); err != nil {
 		return "", fmt.Errorf("listing pods: %w", err)
 	}
-	return status.PodIssue(pods.Items), nil
+	ours := pods.Items[:0]
+	for _, p := range pods.Items {
+		if ref := metav1.GetControllerOf(&p); ref != nil && ref.Kind == "ReplicaSet" &&
+			ref.Name == app.Name+"-"+p.Labels[appsv1.DefaultDeploymentUniqueLabelKey] {
+			ours = append(ours, p)
+		}
+	}
+	return status.PodIssue(ours), nil
 }
 
 // podToWebApp maps a pod to the WebApp named by its instance label.
 func podToWebApp(_ context.Context, pod client.Object) []reconcile.Request {
-	name := pod.GetLabels()[resources.LabelInstance]
-	if name == "" || pod.GetLabels()[resources.LabelName] != resources.AppName {
+	l := pod.GetLabels()
+	name := l[resources.LabelInstance]
+	if name == "" || l[resources.LabelName] != resources.AppName || l[resources.LabelManagedBy] != resources.ManagedBy {
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: pod.GetNamespace(), Name: name}}}

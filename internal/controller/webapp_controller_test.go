@@ -401,17 +401,18 @@ var _ = Describe("WebApp controller", func() {
 		Expect(k8sClient.Create(ctx, newWebApp(ns, "broken"))).To(Succeed())
 		Eventually(getDeployment(ns, "broken"), timeout, interval).ShouldNot(BeNil())
 
+		By("a pod that only carries the WebApp's selector labels (another tool's) is not the WebApp's")
+		imposter := failingPod(ns, "broken-imposter", map[string]string{
+			resources.LabelName: resources.AppName, resources.LabelInstance: "broken"}, nil)
+		Consistently(condition(ns, "broken", webappv1.ConditionReady), 2*time.Second, interval).
+			ShouldNot(HaveField("Reason", status.ReasonPodFailing))
+		Expect(k8sClient.Delete(ctx, imposter)).To(Succeed())
+
 		// Play the ReplicaSet controller and the kubelet: a pod of the WebApp whose image cannot be pulled.
-		pod := &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: "broken-7d9f-abcde", Namespace: ns,
-				Labels: map[string]string{resources.LabelName: resources.AppName, resources.LabelInstance: "broken"}},
-			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "example.com/shop:nope"}}},
-		}
-		Expect(k8sClient.Create(ctx, pod)).To(Succeed())
-		pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app", Image: "example.com/shop:nope",
-			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
-				Reason: "ImagePullBackOff", Message: `Back-off pulling image "example.com/shop:nope"`}}}}
-		Expect(k8sClient.Status().Update(ctx, pod)).To(Succeed())
+		pod := failingPod(ns, "broken-7d9f-abcde", map[string]string{resources.LabelName: resources.AppName,
+			resources.LabelInstance: "broken", resources.LabelManagedBy: resources.ManagedBy, "pod-template-hash": "7d9f"},
+			[]metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "broken-7d9f", UID: "rs-uid",
+				Controller: ptr.To(true)}})
 
 		Eventually(condition(ns, "broken", webappv1.ConditionReady), timeout, interval).Should(And(
 			haveStatusReason(metav1.ConditionFalse, status.ReasonPodFailing),
@@ -585,6 +586,21 @@ var _ = Describe("WebApp admission", func() {
 		Expect(got.Spec.Service).To(Equal(webappv1.ServiceSpec{Type: webappv1.ServiceTypeClusterIP, Port: 80}))
 	})
 })
+
+// failingPod creates a pod whose image cannot be pulled, as the kubelet would report it.
+func failingPod(ns, name string, labels map[string]string, owners []metav1.OwnerReference) *corev1.Pod {
+	GinkgoHelper()
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels, OwnerReferences: owners},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "example.com/shop:nope"}}},
+	}
+	Expect(k8sClient.Create(ctx, pod)).To(Succeed())
+	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app", Image: "example.com/shop:nope",
+		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
+			Reason: "ImagePullBackOff", Message: `Back-off pulling image "example.com/shop:nope"`}}}}
+	Expect(k8sClient.Status().Update(ctx, pod)).To(Succeed())
+	return pod
+}
 
 func fetch(ns, name string) *webappv1.WebApp {
 	app := &webappv1.WebApp{}

@@ -14,7 +14,6 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -132,24 +131,6 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		return nil, err
 	}
 	return mgr, nil
-}
-
-// cacheOptions scope the cache: only the watched namespaces, and only the children and pods that
-// carry our labels, so the operator's memory does not grow with unrelated workloads in the cluster.
-func cacheOptions(namespaces []string) cache.Options {
-	opts := cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&corev1.Pod{}: {Label: controller.PodCacheSelector()},
-	}}
-	for _, child := range resources.All {
-		opts.ByObject[child.New()] = cache.ByObject{Label: child.CacheSelector()}
-	}
-	if len(namespaces) > 0 {
-		opts.DefaultNamespaces = map[string]cache.Config{}
-		for _, ns := range namespaces {
-			opts.DefaultNamespaces[ns] = cache.Config{}
-		}
-	}
-	return opts
 }
 
 func orDefault(d, def time.Duration) *time.Duration {

@@ -6,6 +6,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -30,14 +32,21 @@ func TestCacheIsScopedToOurChildrenAndNamespaces(t *testing.T) {
 	}
 	ours := labels.Set{"app.kubernetes.io/managed-by": "webapp-operator"}
 	foreign := labels.Set{"app.kubernetes.io/managed-by": "helm"}
-	ourPod := labels.Set{"app.kubernetes.io/name": "webapp", "app.kubernetes.io/instance": "shop"}
-	foreignPod := labels.Set{"app.kubernetes.io/name": "nginx"}
+	ourPod := labels.Set{"app.kubernetes.io/name": "webapp", "app.kubernetes.io/instance": "shop",
+		"app.kubernetes.io/managed-by": "webapp-operator"}
+	// app.kubernetes.io/name=webapp is a common label: another tool's pods may carry it
+	foreignPod := labels.Set{"app.kubernetes.io/name": "webapp", "app.kubernetes.io/instance": "shop"}
 	for obj, by := range opts.ByObject {
 		want, notWant := ours, foreign
 		switch obj.(type) {
 		case *appsv1.Deployment, *corev1.Service:
 		case *corev1.Pod:
 			want, notWant = ourPod, foreignPod
+		case *unstructured.Unstructured: // WebApps: all of them, trimmed
+			if by.Label != nil || by.Transform == nil {
+				t.Errorf("WebApps: selector %v, transform %v; want every WebApp, trimmed", by.Label, by.Transform != nil)
+			}
+			continue
 		default:
 			t.Errorf("unexpected cache scoping for %T", obj)
 		}
@@ -45,10 +54,44 @@ func TestCacheIsScopedToOurChildrenAndNamespaces(t *testing.T) {
 			t.Errorf("%T cache selector %v does not select exactly our objects", obj, by.Label)
 		}
 	}
-	if len(opts.ByObject) != 3 {
-		t.Errorf("want Deployments, Services and Pods scoped, got %d kinds", len(opts.ByObject))
+	if len(opts.ByObject) != 4 {
+		t.Errorf("want WebApps, Deployments, Services and Pods configured, got %d kinds", len(opts.ByObject))
 	}
 	if all := cacheOptions(nil); all.DefaultNamespaces != nil {
 		t.Errorf("no namespaces must mean the whole cluster, got %v", all.DefaultNamespaces)
+	}
+}
+
+func TestTrimPodKeepsWhatTheOperatorReads(t *testing.T) {
+	now := metav1.Now()
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns", UID: "u", ResourceVersion: "7",
+			Labels: map[string]string{"a": "b"}, Annotations: map[string]string{"big": "x"}, DeletionTimestamp: &now,
+			OwnerReferences: []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "rs"}},
+			ManagedFields:   []metav1.ManagedFieldsEntry{{Manager: "kubelet"}}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "i"}}},
+		Status: corev1.PodStatus{Phase: corev1.PodPending, PodIP: "10.0.0.1",
+			Conditions: []corev1.PodCondition{
+				{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "no"},
+				{Type: corev1.PodReady, Status: corev1.ConditionFalse}},
+			ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Image: "i", ImageID: "id",
+				State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImagePull", Message: "m"}}}}},
+	}
+	got, err := trimPod(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := got.(*corev1.Pod)
+	want := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns", UID: "u", ResourceVersion: "7",
+			Labels: map[string]string{"a": "b"}, DeletionTimestamp: &now,
+			OwnerReferences: []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "rs"}}},
+		Status: corev1.PodStatus{Phase: corev1.PodPending,
+			Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "no"}},
+			ContainerStatuses: []corev1.ContainerStatus{{Name: "app",
+				State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImagePull", Message: "m"}}}}},
+	}
+	if !reflect.DeepEqual(p, want) {
+		t.Errorf("trimPod:\n got %+v\nwant %+v", p, want)
 	}
 }

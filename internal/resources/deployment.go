@@ -35,6 +35,11 @@ const (
 	PortName = "http"
 )
 
+// PodLabels are the labels the operator sets on every pod of app: the selector's, and managed-by.
+func PodLabels(app *webappv1.WebApp) map[string]string {
+	return objectLabels(app)
+}
+
 // renderDeployment renders the Deployment that runs app's pods.
 func renderDeployment(app *webappv1.WebApp) (*appsv1ac.DeploymentApplyConfiguration, error) {
 	container, err := container(app)
@@ -45,7 +50,9 @@ func renderDeployment(app *webappv1.WebApp) (*appsv1ac.DeploymentApplyConfigurat
 	for k, v := range app.Spec.PodLabels {
 		podLabels[k] = string(v)
 	}
-	for k, v := range SelectorLabels(app) { // reserved keys win; admission already refuses them
+	// Reserved keys win; admission already refuses them. managed-by is not in the selector (which
+	// never changes) but on every pod: the operator caches only pods that carry it.
+	for k, v := range PodLabels(app) {
 		podLabels[k] = v
 	}
 	template := corev1ac.PodTemplateSpec().

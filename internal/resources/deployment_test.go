@@ -50,6 +50,8 @@ func deployment(t *testing.T, app *webappv1.WebApp) *appsv1.Deployment {
 
 func TestDeployment(t *testing.T) {
 	wantSelector := map[string]string{LabelName: AppName, LabelInstance: "shop"}
+	// every pod also carries managed-by (the operator caches only those), which the selector leaves out
+	wantPodLabels := map[string]string{LabelName: AppName, LabelInstance: "shop", LabelManagedBy: ManagedBy}
 	tests := []struct {
 		name  string
 		app   *webappv1.WebApp
@@ -63,7 +65,7 @@ func TestDeployment(t *testing.T) {
 			expect(t, "replicas", *d.Spec.Replicas, int32(1))
 			expect(t, "selector", d.Spec.Selector.MatchLabels, wantSelector)
 			expect(t, "labels", d.Labels, map[string]string{LabelName: AppName, LabelInstance: "shop", LabelManagedBy: ManagedBy})
-			expect(t, "template labels", d.Spec.Template.Labels, wantSelector)
+			expect(t, "template labels", d.Spec.Template.Labels, wantPodLabels)
 			c := d.Spec.Template.Spec.Containers
 			expect(t, "containers", len(c), 1)
 			expect(t, "container name", c[0].Name, ContainerName)
@@ -110,7 +112,8 @@ func TestDeployment(t *testing.T) {
 			expect(t, "readiness path", c.ReadinessProbe.HTTPGet.Path, "/healthz")
 			expect(t, "readiness port", c.ReadinessProbe.HTTPGet.Port, intstr.FromString(PortName))
 			expect(t, "liveness path", c.LivenessProbe.HTTPGet.Path, "/healthz")
-			expect(t, "template labels", d.Spec.Template.Labels, map[string]string{LabelName: AppName, LabelInstance: "shop", "team": "a"})
+			expect(t, "template labels", d.Spec.Template.Labels, map[string]string{LabelName: AppName, LabelInstance: "shop",
+				LabelManagedBy: ManagedBy, "team": "a"})
 			expect(t, "selector unchanged by pod labels", d.Spec.Selector.MatchLabels, wantSelector)
 			expect(t, "annotations", d.Spec.Template.Annotations, map[string]string{"prometheus.io/scrape": "true"})
 			expect(t, "progress deadline", *d.Spec.ProgressDeadlineSeconds, int32(120))
@@ -129,7 +132,7 @@ func TestDeployment(t *testing.T) {
 		name: "reserved pod labels cannot move the selector",
 		app:  newApp(func(a *webappv1.WebApp) { a.Spec.PodLabels = map[string]webappv1.LabelValue{LabelInstance: "other"} }),
 		check: func(t *testing.T, d *appsv1.Deployment) {
-			expect(t, "template labels", d.Spec.Template.Labels, wantSelector)
+			expect(t, "template labels", d.Spec.Template.Labels, wantPodLabels)
 		},
 	}}
 	for _, tt := range tests {

@@ -1,0 +1,89 @@
+package operator
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/webapp-operator/webapp-operator/internal/controller"
+	"github.com/webapp-operator/webapp-operator/internal/resources"
+)
+
+// cacheOptions scope the cache: only the watched namespaces, and only the children and pods that
+// carry our labels, so the operator's memory does not grow with unrelated workloads in the cluster.
+// Pods and WebApps are kept in the cache only with the fields the operator reads: pods are as many
+// as replicas, and most of a pod (its spec, its managed fields) is of no use here. The children keep
+// their managed fields, which the no-op check reads.
+func cacheOptions(namespaces []string) cache.Options {
+	opts := cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&corev1.Pod{}:                {Label: controller.PodCacheSelector(), Transform: trimPod},
+		controller.NewWebAppObject(): {Transform: trimWebApp},
+	}}
+	for _, child := range resources.All {
+		opts.ByObject[child.New()] = cache.ByObject{Label: child.CacheSelector()}
+	}
+	if len(namespaces) > 0 {
+		opts.DefaultNamespaces = map[string]cache.Config{}
+		for _, ns := range namespaces {
+			opts.DefaultNamespaces[ns] = cache.Config{}
+		}
+	}
+	return opts
+}
+
+// trimPod keeps what the operator reads of a pod: its identity, labels and owners (to map it to its
+// WebApp), whether it is going away, and its scheduling condition and container states (to say why
+// it cannot become ready).
+func trimPod(obj any) (any, error) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil
+	}
+	out := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: pod.Name, Namespace: pod.Namespace, UID: pod.UID, ResourceVersion: pod.ResourceVersion,
+			Labels: pod.Labels, OwnerReferences: pod.OwnerReferences, DeletionTimestamp: pod.DeletionTimestamp,
+		},
+		Status: corev1.PodStatus{Phase: pod.Status.Phase},
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled {
+			out.Status.Conditions = append(out.Status.Conditions, corev1.PodCondition{
+				Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message})
+		}
+	}
+	out.Status.ContainerStatuses = trimContainerStatuses(pod.Status.ContainerStatuses)
+	out.Status.InitContainerStatuses = trimContainerStatuses(pod.Status.InitContainerStatuses)
+	return out, nil
+}
+
+func trimContainerStatuses(in []corev1.ContainerStatus) []corev1.ContainerStatus {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]corev1.ContainerStatus, len(in))
+	for i, cs := range in {
+		out[i] = corev1.ContainerStatus{Name: cs.Name, Ready: cs.Ready, RestartCount: cs.RestartCount,
+			State: corev1.ContainerState{Waiting: cs.State.Waiting, Terminated: cs.State.Terminated}}
+	}
+	return out
+}
+
+// trimWebApp drops a WebApp's managed fields and kubectl's last-applied annotation: the operator reads
+// neither, and they are often larger than the spec.
+func trimWebApp(obj any) (any, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return obj, nil
+	}
+	u.SetManagedFields(nil)
+	if a := u.GetAnnotations(); a != nil {
+		if _, found := a[corev1.LastAppliedConfigAnnotation]; found {
+			delete(a, corev1.LastAppliedConfigAnnotation)
+			u.SetAnnotations(a)
+		}
+	}
+	return u, nil
+}
