@@ -147,6 +147,7 @@ write_configs() {
     KC_SERVER=$server:$port KC_USER=$name KC_CERT=$cert render "$TEMPLATES/kubeconfig" >"$f"
   done
   render "$TEMPLATES/kubelet-config.yaml" >"$ETC/kubernetes/kubelet-config.yaml"
+  cp "$TEMPLATES/audit-policy.yaml" "$ETC/kubernetes/audit-policy.yaml"
   render "$TEMPLATES/Corefile" >"$ETC/Corefile"
 }
 
@@ -239,7 +240,9 @@ up() {
     --requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group \
     --requestheader-extra-headers-prefix X-Remote-Extra- \
     --proxy-client-cert-file "$PKI/front-proxy-client.crt" --proxy-client-key-file "$PKI/front-proxy-client.key" \
-    --enable-aggregator-routing=true
+    --enable-aggregator-routing=true \
+    --audit-policy-file "$ETC/kubernetes/audit-policy.yaml" --audit-log-path "$LOGS/audit.log" \
+    --audit-log-maxsize 100 --audit-log-maxbackup 1
   wait_for "kube-apiserver ready at https://127.0.0.1:$API_PORT" 180 kctl get --raw /readyz
 
   start kube-controller-manager innet "$BIN/kube-controller-manager" --kubeconfig "$ETC/kubernetes/controller-manager.kubeconfig" \
@@ -371,6 +374,7 @@ case "${1:-}" in
     echo "export LOCAL_CLUSTER_REGISTRY=$REGISTRY"
     echo "export LOCAL_CLUSTER_CA=$PKI/ca.crt"
     echo "export LOCAL_CLUSTER_NODE_KUBECONFIG=$KC_NODE"
+    echo "export LOCAL_CLUSTER_AUDIT_LOG=$LOGS/audit.log"
     ;;
   load-image)
     shift

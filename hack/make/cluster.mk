@@ -4,7 +4,7 @@
 LOCAL_CLUSTER := hack/local-cluster.sh
 LOCAL_KUBECONFIG ?= $(shell pwd)/.cache/local-cluster/kubeconfig
 LOCAL_KUBECTL ?= $(ENVTEST_DIR)/k8s/$(ENVTEST_K8S_VERSION)-linux-amd64/kubectl
-LOCAL_ENV = KUBECONFIG=$(LOCAL_KUBECONFIG)
+LOCAL_ENV = KUBECONFIG=$(LOCAL_KUBECONFIG) LOCAL_CLUSTER_AUDIT_LOG=$(shell pwd)/.cache/local-cluster/logs/audit.log
 DEMO_IMG ?= localhost/demoapp
 # Two tags of the demo app that answer differently, for rolling updates in the demo and e2e tests.
 DEMO_TAGS ?= v1 v2

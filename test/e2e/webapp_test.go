@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -16,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/operator"
 )
 
 // The specs run in order on one WebApp, like a user would: create, scale, update, break, recover
@@ -248,6 +250,9 @@ var _ = Describe("WebApp on a real node", Ordered, func() {
 				WithTransform(func(p corev1.Pod) corev1.PodPhase { return p.Status.Phase }, Equal(corev1.PodRunning)),
 			)))
 		}).Should(Succeed())
+		By("the new pod takes the lease once the killed one's expires (up to its duration, plus a retry)")
+		Eventually(func() string { return leaseHolder() }, operator.DefaultLeaseDuration+operator.DefaultRetryPeriod+time.Minute,
+			time.Second).ShouldNot(Or(BeEmpty(), HavePrefix(old.Name+"_")))
 		readyAt(demoImage+":v1", 2)
 		d := &appsv1.Deployment{}
 		Expect(k8s.Get(ctx, key, d)).To(Succeed())
