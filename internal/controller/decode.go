@@ -128,7 +128,7 @@ func (r *WebAppReconciler) reportUndecodable(ctx context.Context, u *unstructure
 	problem := status.InvalidSpec("%v; the WebApp was admitted by an earlier CRD that lacked the rule for this field: "+
 		"correct the field, and the operator reconciles it again", decodeErr)
 	next := status.Compute(app, status.Observation{Problem: problem, Selector: app.Status.Selector, URL: app.Status.URL}, r.now())
-	r.recordTransitions(app, next)
+	r.recordReadyChange(app, next)
 	if equality.Semantic.DeepEqual(app.Status, next) {
 		return ctrl.Result{}, nil
 	}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -17,88 +17,108 @@ import (
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
-// ensure makes the live child carry the desired fields and returns it; nil when app wants none.
+// absentOnly is a resourceVersion no object has: an apply that carries it creates the object when
+// none of that name exists, and fails with 409 Conflict, touching nothing, when one does.
+const absentOnly = "18446744073709551615"
+
+// ensure makes the live child carry the desired fields and returns it (nil when app wants none),
+// and whether it wrote it.
 //
-//   - A same-name object that app does not control is never touched (sample-controller's rule):
-//     the result is a NameConflict.
+//   - A child the cache does not hold is created in one request, on the condition that no object of
+//     that name exists. Only if one does (the API server says 409) is it read: one of ours that lost
+//     its managed-by label (the cache holds only labelled objects) is corrected below; anyone else's
+//     is never touched (sample-controller's rule): the result is a NameConflict.
 //   - When the fields that our field manager owns already equal desired, nothing is sent.
 //   - Otherwise desired is server-side applied with force: our manager owns every field it sets, so
 //     drift in any of them is corrected, while fields other managers set (an HPA, a mesh injector's
 //     annotations) are left alone.
 //
 // Terminal failures are returned as a *status.Problem, transient ones as plain errors.
-func (r *WebAppReconciler) ensure(ctx context.Context, app *webappv1.WebApp, child resources.Child) (client.Object, error) {
+func (r *WebAppReconciler) ensure(ctx context.Context, app *webappv1.WebApp, child resources.Child) (client.Object, bool, error) {
 	desired, err := child.Desired(app)
 	if err != nil {
-		return nil, status.InvalidSpec("%s", err)
+		return nil, false, status.InvalidSpec("%s", err)
 	}
 	if desired == nil {
-		return nil, nil
+		return nil, false, nil
 	}
-	live, found, err := r.getChild(ctx, app, child.New())
-	if err != nil {
-		return nil, fmt.Errorf("reading %s %s: %w", child.Kind(), app.Name, err)
-	}
-	if found {
-		// By UID: a WebApp deleted and re-created under the same name does not inherit the
-		// children of its namesake while the garbage collector removes them.
-		if !metav1.IsControlledBy(live, app) {
-			return nil, status.NameConflict("a %s named %q already exists and is not controlled by this WebApp; "+
-				"it is left untouched: delete it or rename the WebApp", child.Kind(), app.Name)
+	key := client.ObjectKeyFromObject(app)
+	live := child.New()
+	switch err := r.Get(ctx, key, live); {
+	case apierrors.IsNotFound(err):
+		created, err := r.create(ctx, child, desired)
+		if err == nil {
+			logf.FromContext(ctx).Info("Created child", "kind", child.Kind(), "name", app.Name)
+			return created, true, nil
 		}
-		owned, err := child.Owned(live)
-		if err == nil && equality.Semantic.DeepEqual(owned, desired) {
-			return live, nil
+		if !apierrors.IsConflict(err) {
+			return nil, false, applyError(child, app, false, err)
 		}
+		if err := r.APIReader.Get(ctx, key, live); err != nil {
+			return nil, false, fmt.Errorf("reading %s %s: %w", child.Kind(), app.Name, err)
+		}
+	case err != nil:
+		return nil, false, fmt.Errorf("reading %s %s: %w", child.Kind(), app.Name, err)
 	}
 
+	// By UID: a WebApp deleted and re-created under the same name does not inherit the children of
+	// its namesake while the garbage collector removes them.
+	if !metav1.IsControlledBy(live, app) {
+		return nil, false, status.NameConflict("a %s named %q already exists and is not controlled by this WebApp; "+
+			"it is left untouched: delete it or rename the WebApp", child.Kind(), app.Name)
+	}
+	if owned, err := child.Owned(live); err == nil && equality.Semantic.DeepEqual(owned, desired) {
+		return live, false, nil
+	}
 	if err := r.Apply(ctx, desired, client.FieldOwner(resources.FieldOwner), client.ForceOwnership); err != nil {
-		if apierrors.IsInvalid(err) {
-			msg := fmt.Sprintf("the API server refused the %s: %v", child.Kind(), err)
-			if found {
-				// Server-side apply keeps list items that other field managers added, so a
-				// hand edit (say, of a Service port number) can clash with what we apply.
-				msg += fmt.Sprintf("; if the %s was edited by hand, delete it and the operator recreates it", child.Kind())
-			}
-			return nil, status.InvalidSpec("%s", msg)
-		}
-		if apierrors.IsForbidden(err) || apierrors.IsBadRequest(err) {
-			// An admission webhook or policy, a quota or RBAC said no: retrying the same request
-			// cannot help until someone changes them, so report it and recheck slowly.
-			return nil, status.ApplyDenied("the API server denied the %s: %v", child.Kind(), err)
-		}
-		return nil, fmt.Errorf("applying %s %s: %w", child.Kind(), app.Name, err)
+		return nil, false, applyError(child, app, true, err)
 	}
 	// The client decoded the API server's answer into desired: it is now the whole live object.
 	applied := child.New()
 	if err := fromApplyConfiguration(desired, applied); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	action := "Updated"
-	if !found {
-		action = "Created"
-	}
-	logf.FromContext(ctx).Info(action+" child", "kind", child.Kind(), "name", app.Name)
-	r.Recorder.Eventf(app, applied, corev1.EventTypeNormal, action, "Apply", "%s %s %s", action, child.Kind(), app.Name)
-	return applied, nil
+	logf.FromContext(ctx).Info("Updated child", "kind", child.Kind(), "name", app.Name)
+	return applied, true, nil
 }
 
-// getChild looks for the child named like app. The cache only holds objects labelled as managed by
-// us, so a miss there is confirmed against the API server: a foreign object of the same name (or
-// one of ours whose label someone removed) must be seen before anything is applied.
-func (r *WebAppReconciler) getChild(ctx context.Context, app *webappv1.WebApp, obj client.Object) (client.Object, bool, error) {
-	key := client.ObjectKeyFromObject(app)
-	err := r.Get(ctx, key, obj)
-	if apierrors.IsNotFound(err) {
-		err = r.APIReader.Get(ctx, key, obj)
+// create applies desired on the condition that no object of its name exists (absentOnly).
+func (r *WebAppReconciler) create(ctx context.Context, child resources.Child, desired runtime.ApplyConfiguration) (client.Object, error) {
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(desired)
+	if err != nil {
+		return nil, fmt.Errorf("converting %T: %w", desired, err)
 	}
+	obj := &unstructured.Unstructured{Object: u}
+	obj.SetResourceVersion(absentOnly)
+	if err := r.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner(resources.FieldOwner),
+		client.ForceOwnership); err != nil {
+		return nil, err
+	}
+	created := child.New()
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, created); err != nil {
+		return nil, fmt.Errorf("converting the created %s: %w", child.Kind(), err)
+	}
+	return created, nil
+}
+
+// applyError sorts the API server's refusal of a write: a spec it refuses (422) and a denial by
+// policy, quota or RBAC (403, 400) are terminal; anything else is transient.
+func applyError(child resources.Child, app *webappv1.WebApp, existed bool, err error) error {
 	switch {
-	case apierrors.IsNotFound(err):
-		return obj, false, nil
-	case err != nil:
-		return obj, false, err
+	case apierrors.IsInvalid(err):
+		msg := fmt.Sprintf("the API server refused the %s: %v", child.Kind(), err)
+		if existed {
+			// Server-side apply keeps list items that other field managers added, so a hand edit
+			// (say, of a Service port number) can clash with what we apply.
+			msg += fmt.Sprintf("; if the %s was edited by hand, delete it and the operator recreates it", child.Kind())
+		}
+		return status.InvalidSpec("%s", msg)
+	case apierrors.IsForbidden(err) || apierrors.IsBadRequest(err):
+		// An admission webhook or policy, a quota or RBAC said no: retrying the same request cannot
+		// help until someone changes them, so report it and recheck slowly.
+		return status.ApplyDenied("the API server denied the %s: %v", child.Kind(), err)
 	}
-	return obj, true, nil
+	return fmt.Errorf("applying %s %s: %w", child.Kind(), app.Name, err)
 }
 
 // fromApplyConfiguration converts an apply configuration into the typed object of the same kind.

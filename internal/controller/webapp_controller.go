@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -88,9 +89,16 @@ func (r *WebAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		return r.reportUndecodable(ctx, u, err)
 	}
 
-	obs, err := r.converge(ctx, app)
+	obs, written, err := r.converge(ctx, app)
+	r.recordDriftCorrection(app, written)
 	next := status.Compute(app, obs, r.now())
-	r.recordTransitions(app, next)
+	if err == nil && awaitingDeploymentController(obs, r.now().Time) {
+		// Written status would only say "waiting for the Deployment controller", and be rewritten a
+		// moment later: its status update (which the Owns watch sees) brings a truer one. The old
+		// status says which generation it is for, so nobody mistakes it for this one's.
+		return ctrl.Result{RequeueAfter: deploymentControllerGrace}, nil
+	}
+	r.recordReadyChange(app, next)
 	if statusErr := r.writeStatus(ctx, app, next); statusErr != nil {
 		err = errors.Join(err, statusErr)
 	}
@@ -98,6 +106,25 @@ func (r *WebAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		return ctrl.Result{RequeueAfter: r.terminalRecheck()}, nil
 	}
 	return ctrl.Result{}, err
+}
+
+// deploymentControllerGrace is how long a pass waits for the Deployment controller to observe the
+// Deployment the operator just wrote before it reports that it has not.
+const deploymentControllerGrace = 2 * time.Second
+
+// awaitingDeploymentController reports whether the operator wrote the Deployment less than
+// deploymentControllerGrace ago and the Deployment controller has not observed it yet.
+func awaitingDeploymentController(obs status.Observation, now time.Time) bool {
+	d := obs.Deployment
+	if obs.Problem != nil || d == nil || d.Status.ObservedGeneration >= d.Generation {
+		return false
+	}
+	for _, mf := range d.ManagedFields {
+		if mf.Manager == resources.FieldOwner && mf.Operation == metav1.ManagedFieldsOperationApply && mf.Time != nil {
+			return now.Sub(mf.Time.Time) < deploymentControllerGrace
+		}
+	}
+	return false
 }
 
 func (r *WebAppReconciler) terminalRecheck() time.Duration {
@@ -114,13 +141,18 @@ func (r *WebAppReconciler) terminalRecheck() time.Duration {
 // the next change to the WebApp or to a child triggers a new pass. Transient errors are returned
 // too, so that controller-runtime retries them with exponential backoff. A child is not applied
 // while one before it is blocked: no half-made WebApp.
-func (r *WebAppReconciler) converge(ctx context.Context, app *webappv1.WebApp) (status.Observation, error) {
+func (r *WebAppReconciler) converge(ctx context.Context, app *webappv1.WebApp) (status.Observation, []string, error) {
 	obs := status.Observation{Selector: resources.Selector(app), URL: resources.URL(app)}
+	var written []string
 	var err error
 	for _, child := range resources.All {
 		var live client.Object
-		if live, err = r.ensure(ctx, app, child); err != nil {
+		var wrote bool
+		if live, wrote, err = r.ensure(ctx, app, child); err != nil {
 			break
+		}
+		if wrote {
+			written = append(written, child.Kind())
 		}
 		if live == nil {
 			obs.Children = append(obs.Children, status.Absent(child.Kind()))
@@ -140,9 +172,9 @@ func (r *WebAppReconciler) converge(ctx context.Context, app *webappv1.WebApp) (
 		obs.Problem = problem
 	case err != nil:
 		obs.Problem = status.ReconcileError(err)
-		return obs, err
+		return obs, written, err
 	}
-	return obs, nil
+	return obs, written, nil
 }
 
 // writeStatus patches the status subresource once, and only when it changed. A merge patch without
@@ -160,20 +192,47 @@ func (r *WebAppReconciler) writeStatus(ctx context.Context, app *webappv1.WebApp
 	return nil
 }
 
-// recordTransitions emits an event when the Ready condition changes reason, so that `kubectl
-// describe` tells the story of a WebApp without an event on every pass.
-func (r *WebAppReconciler) recordTransitions(app *webappv1.WebApp, next webappv1.WebAppStatus) {
+// The operator's events tell the story of a WebApp without an event on every pass or for every
+// child. recordReadyChange emits one when the Ready condition changes status or reason (Warning when
+// the WebApp stalled or hit an error); its first value counts only when it is Ready or a failure.
+func (r *WebAppReconciler) recordReadyChange(app *webappv1.WebApp, next webappv1.WebAppStatus) {
 	was := meta.FindStatusCondition(app.Status.Conditions, webappv1.ConditionReady)
 	now := meta.FindStatusCondition(next.Conditions, webappv1.ConditionReady)
-	if now == nil || (was != nil && was.Reason == now.Reason && was.Status == now.Status) {
+	if now == nil {
+		return
+	}
+	failure := meta.IsStatusConditionTrue(next.Conditions, webappv1.ConditionStalled) || now.Reason == status.ReasonReconcileError
+	first := was == nil && (now.Status == metav1.ConditionTrue || failure)
+	changed := was != nil && (was.Reason != now.Reason || was.Status != now.Status)
+	if !first && !changed {
 		return
 	}
 	eventType := corev1.EventTypeNormal
-	if stalled := meta.FindStatusCondition(next.Conditions, webappv1.ConditionStalled); stalled != nil &&
-		stalled.Status == metav1.ConditionTrue || now.Reason == status.ReasonReconcileError {
+	if failure {
 		eventType = corev1.EventTypeWarning
 	}
 	r.Recorder.Eventf(app, nil, eventType, now.Reason, "Reconcile", "%s", now.Message)
+}
+
+// recordDriftCorrection emits one event when the pass wrote children although the WebApp's spec did
+// not change since its last status: someone else changed what the operator owns, and it put it back.
+func (r *WebAppReconciler) recordDriftCorrection(app *webappv1.WebApp, written []string) {
+	if len(written) == 0 || app.Status.ObservedGeneration == 0 || app.Status.ObservedGeneration != app.Generation {
+		return
+	}
+	r.Recorder.Eventf(app, nil, corev1.EventTypeNormal, ReasonDriftCorrected, "Apply",
+		"re-applied the %s: %s no longer as the WebApp declares", strings.Join(written, " and the "), itThey(written))
+}
+
+// ReasonDriftCorrected is the reason of the event emitted when the operator puts back what someone
+// else changed in its children.
+const ReasonDriftCorrected = "DriftCorrected"
+
+func itThey(kinds []string) string {
+	if len(kinds) == 1 {
+		return "it was"
+	}
+	return "they were"
 }
 
 func (r *WebAppReconciler) now() metav1.Time {

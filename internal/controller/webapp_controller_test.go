@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"fmt"
+	"sort"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -21,6 +22,7 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/controller"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
@@ -168,18 +170,9 @@ var _ = Describe("WebApp controller", func() {
 		Expect(got.Status.URL).To(Equal("http://shop." + ns + ".svc:80"))
 		Expect(got.Status.Selector).To(Equal("app.kubernetes.io/instance=shop,app.kubernetes.io/name=webapp"))
 
-		By("recording events for the story of the WebApp")
-		Eventually(func(g Gomega) []string {
-			var list eventsv1.EventList
-			g.Expect(k8sClient.List(ctx, &list, client.InNamespace(ns))).To(Succeed())
-			var reasons []string
-			for _, e := range list.Items {
-				if e.Regarding.Name == "shop" && e.Regarding.Kind == "WebApp" {
-					reasons = append(reasons, e.Reason)
-				}
-			}
-			return reasons
-		}, timeout, interval).Should(ContainElements("Created", status.ReasonReady))
+		By("recording an event when it becomes Ready (creating its children is no event of its own)")
+		Eventually(eventReasons(ns, "shop"), timeout, interval).Should(Equal([]string{status.ReasonReady}))
+		Consistently(eventReasons(ns, "shop"), time.Second, interval).Should(Equal([]string{status.ReasonReady}))
 	})
 
 	It("corrects drift in any field it manages and recreates deleted children, leaving others' fields alone", func() {
@@ -201,6 +194,7 @@ var _ = Describe("WebApp controller", func() {
 			g.Expect(d.Labels).To(HaveKeyWithValue(resources.LabelInstance, "drift"))
 			g.Expect(d.Annotations).To(HaveKeyWithValue("team.example.com/owner", "alice"))
 		}, timeout, interval).Should(Succeed())
+		Eventually(eventReasons(ns, "drift"), timeout, interval).Should(ContainElement(controller.ReasonDriftCorrected))
 
 		By("someone edits the Service's type, target port and selector")
 		Eventually(func(g Gomega) {
@@ -402,6 +396,7 @@ var _ = Describe("WebApp controller", func() {
 		Eventually(getDeployment(ns, "broken"), timeout, interval).ShouldNot(BeNil())
 
 		By("a pod that only carries the WebApp's selector labels (another tool's) is not the WebApp's")
+		Eventually(condition(ns, "broken", webappv1.ConditionReady), timeout, interval).ShouldNot(BeNil())
 		imposter := failingPod(ns, "broken-imposter", map[string]string{
 			resources.LabelName: resources.AppName, resources.LabelInstance: "broken"}, nil)
 		Consistently(condition(ns, "broken", webappv1.ConditionReady), 2*time.Second, interval).
@@ -600,6 +595,22 @@ func failingPod(ns, name string, labels map[string]string, owners []metav1.Owner
 			Reason: "ImagePullBackOff", Message: `Back-off pulling image "example.com/shop:nope"`}}}}
 	Expect(k8sClient.Status().Update(ctx, pod)).To(Succeed())
 	return pod
+}
+
+// eventReasons returns the reasons of the events about a WebApp, oldest first.
+func eventReasons(ns, name string) func(g Gomega) []string {
+	return func(g Gomega) []string {
+		var list eventsv1.EventList
+		g.Expect(k8sClient.List(ctx, &list, client.InNamespace(ns))).To(Succeed())
+		sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].EventTime.Before(&list.Items[j].EventTime) })
+		var reasons []string
+		for _, e := range list.Items {
+			if e.Regarding.Name == name && e.Regarding.Kind == "WebApp" {
+				reasons = append(reasons, e.Reason)
+			}
+		}
+		return reasons
+	}
 }
 
 func fetch(ns, name string) *webappv1.WebApp {
