@@ -45,7 +45,9 @@ var _ = Describe("Leader handover", Ordered, func() {
 			Spec: webappv1.WebAppSpec{Image: demoImage + ":v1", Replicas: ptr.To[int32](3), Port: 8080,
 				HealthCheck: &webappv1.HealthCheck{Path: "/healthz"}},
 		})).To(Succeed())
-		DeferCleanup(func() { _ = k8s.Delete(ctx, &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: app}}) })
+		DeferCleanup(func() {
+			_ = k8s.Delete(ctx, &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: app}})
+		})
 		readyWith(ns, app, demoImage+":v1", 3)
 	})
 
@@ -62,7 +64,8 @@ var _ = Describe("Leader handover", Ordered, func() {
 			g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(demoImage + ":v2"))
 		}).Should(Succeed())
 		deleted := time.Now()
-		Expect(k8s.Delete(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: operatorNamespace, Name: leader}})).To(Succeed())
+		leaderPod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: operatorNamespace, Name: leader}}
+		Expect(k8s.Delete(ctx, leaderPod)).To(Succeed())
 
 		// the standby, or the replica the Deployment starts in place of the deleted one, whichever
 		// acquires the released lease first
@@ -98,7 +101,8 @@ var _ = Describe("Leader handover", Ordered, func() {
 				sequence = append(sequence, name)
 			}
 		}
-		By(fmt.Sprintf("WRITES %d by the operator since the image change, in this order of writers: %v", len(writes), sequence))
+		By(fmt.Sprintf("WRITES %d by the operator since the image change, in this order of writers: %v",
+			len(writes), sequence))
 		Expect(sequence).To(Equal([]string{leader, next}), "writers interleaved: %v", sequence)
 	})
 })
@@ -181,7 +185,8 @@ func operatorPodIPs() map[string]string {
 // leaseHolder is the identity that holds the operator's leader election Lease (<pod>_<uuid>), or "".
 func leaseHolder() string {
 	lease := &coordinationv1.Lease{}
-	if err := k8s.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: operator.LeaderElectionID}, lease); err != nil {
+	key := client.ObjectKey{Namespace: operatorNamespace, Name: operator.LeaderElectionID}
+	if err := k8s.Get(ctx, key, lease); err != nil {
 		return ""
 	}
 	return ptr.Deref(lease.Spec.HolderIdentity, "")

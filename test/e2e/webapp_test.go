@@ -251,8 +251,8 @@ var _ = Describe("WebApp on a real node", Ordered, func() {
 			)))
 		}).Should(Succeed())
 		By("the new pod takes the lease once the killed one's expires (up to its duration, plus a retry)")
-		Eventually(func() string { return leaseHolder() }, operator.DefaultLeaseDuration+operator.DefaultRetryPeriod+time.Minute,
-			time.Second).ShouldNot(Or(BeEmpty(), HavePrefix(old.Name+"_")))
+		takeover := operator.DefaultLeaseDuration + operator.DefaultRetryPeriod + time.Minute
+		Eventually(func() string { return leaseHolder() }, takeover, time.Second).ShouldNot(Or(BeEmpty(), HavePrefix(old.Name+"_")))
 		readyAt(demoImage+":v1", 2)
 		d := &appsv1.Deployment{}
 		Expect(k8s.Get(ctx, key, d)).To(Succeed())

@@ -107,7 +107,8 @@ var _ = Describe("Faults", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		Eventually(func(g Gomega) {
 			lease := &coordinationv1.Lease{}
-			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: "kube-system", Name: operator.LeaderElectionID}, lease)).To(Succeed())
+			key := client.ObjectKey{Namespace: "kube-system", Name: operator.LeaderElectionID}
+			g.Expect(k8s.Get(ctx, key, lease)).To(Succeed())
 			g.Expect(ptr.Deref(lease.Spec.HolderIdentity, "")).NotTo(BeEmpty())
 		}, timeout, interval).Should(Succeed(), "the operator leads")
 
@@ -187,7 +188,10 @@ var _ = Describe("Faults", Ordered, func() {
 // minutes: a watch from any earlier resource version then fails with 410 Gone.
 func compactEtcd() {
 	GinkgoHelper()
-	etcd, err := clientv3.New(clientv3.Config{Endpoints: []string{cp.Env.ControlPlane.Etcd.URL.String()}, DialTimeout: 5 * time.Second})
+	etcd, err := clientv3.New(clientv3.Config{
+		Endpoints:   []string{cp.Env.ControlPlane.Etcd.URL.String()},
+		DialTimeout: 5 * time.Second,
+	})
 	Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = etcd.Close() }()
 	resp, err := etcd.Get(ctx, "compact-probe")
@@ -272,11 +276,13 @@ func expectConverged(ns string, apps map[string]string) {
 			g.Expect(ready).NotTo(BeNil())
 			g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), "%s: %s %s", name, ready.Reason, ready.Message)
 			var deps appsv1.DeploymentList
-			g.Expect(k8s.List(ctx, &deps, client.InNamespace(ns), client.MatchingLabels{resources.LabelInstance: name})).To(Succeed())
+			mine := []client.ListOption{client.InNamespace(ns), client.MatchingLabels{resources.LabelInstance: name}}
+			g.Expect(k8s.List(ctx, &deps, mine...)).To(Succeed())
 			g.Expect(deps.Items).To(HaveLen(1), "%s: one Deployment", name)
-			g.Expect(deps.Items[0].Spec.Template.Spec.Containers[0].Image).To(Equal(app.Spec.Image), "%s: an update was lost", name)
+			g.Expect(deps.Items[0].Spec.Template.Spec.Containers[0].Image).
+				To(Equal(app.Spec.Image), "%s: an update was lost", name)
 			var svcs corev1.ServiceList
-			g.Expect(k8s.List(ctx, &svcs, client.InNamespace(ns), client.MatchingLabels{resources.LabelInstance: name})).To(Succeed())
+			g.Expect(k8s.List(ctx, &svcs, mine...)).To(Succeed())
 			g.Expect(svcs.Items).To(HaveLen(1), "%s: one Service", name)
 		}
 	}, 3*time.Minute, time.Second).Should(Succeed())

@@ -9,7 +9,9 @@ import (
 )
 
 func TestCutProxy(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") }))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, "ok")
+	}))
 	defer srv.Close()
 	p, err := StartCutProxy(strings.TrimPrefix(srv.URL, "http://"))
 	if err != nil {
