@@ -43,11 +43,14 @@ type options struct {
 	K8sVersion, EtcdVersion, KwokVersion string
 	Commit                               string
 	Ceiling                              bool
+	// MemoryLimit is the operator's container memory limit in bytes: passed to it as the Deployment
+	// does (MEMORY_LIMIT), and a peak RSS above it fails the run.
+	MemoryLimit uint64
 }
 
 func main() {
 	var opts options
-	var n, conc, qps string
+	var n, conc, qps, memoryLimit string
 	flag.StringVar(&n, "n", "100,1000", "numbers of WebApps, comma-separated (BENCH_N)")
 	flag.StringVar(&conc, "concurrency", "4", "--max-concurrent-reconciles values to sweep (BENCH_CONCURRENCY)")
 	flag.StringVar(&qps, "qps", "50", "--kube-api-qps values to sweep; burst is twice the QPS (BENCH_QPS)")
@@ -68,6 +71,8 @@ func main() {
 	flag.StringVar(&opts.EtcdVersion, "etcd-version", "", "for the report")
 	flag.StringVar(&opts.KwokVersion, "kwok-version", "", "for the report")
 	flag.StringVar(&opts.Commit, "commit", "unknown", "the operator's commit, for the report")
+	flag.StringVar(&memoryLimit, "memory-limit", "",
+		"the operator's memory limit, e.g. 256Mi (default: the manager container's in "+managerManifest+")")
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.WriteTo(io.Discard)))
 	var err error
@@ -78,6 +83,9 @@ func main() {
 		if *p.out, err = parseInts(p.in); err != nil {
 			fatal(err)
 		}
+	}
+	if opts.MemoryLimit, err = parseMemoryLimit(memoryLimit, opts.Repo); err != nil {
+		fatal(err)
 	}
 	if opts.UnrelatedN == 0 {
 		opts.UnrelatedN = opts.N[0]
@@ -104,7 +112,7 @@ func run(ctx context.Context, opts options) (int, error) {
 	}
 	// etcd's data can be gigabytes; the logs and the report stay for reading.
 	defer func() { _ = os.RemoveAll(filepath.Join(opts.StateDir, "etcd")) }()
-	rep := report{Env: environment(opts), Ceilings: map[int]phase{}}
+	rep := report{Env: environment(opts), Ceilings: map[int]phase{}, MemoryLimit: opts.MemoryLimit}
 	rep.Env = append(rep.Env, "load average (1/5/15 min) at start: "+loadAverage())
 	began := time.Now()
 
@@ -167,7 +175,7 @@ func run(ctx context.Context, opts options) (int, error) {
 		return 1, err
 	}
 	fmt.Printf("\nreport: %s (logs alongside)\n", path)
-	fails := failures(rep.Results)
+	fails := failures(rep.Results, opts.MemoryLimit)
 	if runErr != nil && len(fails) == 0 {
 		fails = append(fails, runErr.Error())
 	}
@@ -181,7 +189,8 @@ func run(ctx context.Context, opts options) (int, error) {
 		}
 		return 1, nil
 	}
-	fmt.Println("\nPASS: the operator sent no write request in steady state or on resync")
+	fmt.Printf("\nPASS: the operator sent no write request in steady state or on resync, and its peak RSS "+
+		"stayed under its memory limit of %s\n", mib(opts.MemoryLimit))
 	return 0, nil
 }
 

@@ -26,6 +26,7 @@ const controllerName = "webapp"
 
 type operatorSettings struct {
 	Concurrency, QPS, Burst int
+	MemoryLimit             uint64 // bytes, passed as the Deployment passes it
 }
 
 func startOperator(ctx context.Context, bin, kubeconfig, logPath string, s operatorSettings) (*operatorProc, error) {
@@ -38,7 +39,9 @@ func startOperator(ctx context.Context, bin, kubeconfig, logPath string, s opera
 		return nil, err
 	}
 	started := time.Now()
-	ch, err := framework.StartProcess("operator", logPath, []string{"KUBECONFIG=" + kubeconfig}, bin,
+	// GOMEMLIMIT is cleared so that the operator derives it from MEMORY_LIMIT, as in its container.
+	env := []string{"KUBECONFIG=" + kubeconfig, "GOMEMLIMIT=", "MEMORY_LIMIT=" + strconv.FormatUint(s.MemoryLimit, 10)}
+	ch, err := framework.StartProcess("operator", logPath, env, bin,
 		"--metrics-bind-address=127.0.0.1:"+strconv.Itoa(metricsPort), "--metrics-secure=false",
 		"--health-probe-bind-address=127.0.0.1:"+strconv.Itoa(probePort),
 		"--max-concurrent-reconciles="+strconv.Itoa(s.Concurrency),

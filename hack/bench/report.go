@@ -76,9 +76,9 @@ func ratio(a, b time.Duration) string {
 	return fmt.Sprintf("%.2f×", a.Seconds()/b.Seconds())
 }
 
-// failures lists what breaks the benchmark's one hard rule (an operator that writes while nothing
-// changes) and every run that did not finish.
-func failures(results []runResult) []string {
+// failures lists what breaks the benchmark's hard rules (an operator that writes while nothing
+// changes, or that needs more memory than it is shipped with) and every run that did not finish.
+func failures(results []runResult, memoryLimit uint64) []string {
 	var out []string
 	for _, r := range results {
 		if r.Err != nil {
@@ -89,16 +89,20 @@ func failures(results []runResult) []string {
 			out = append(out, fmt.Sprintf("%s: the operator sent %.0f write requests in steady state and resync, want 0 "+
 				"(steady %v, resync %v)", r.Spec, w, r.Steady.Requests, r.Resync.Requests))
 		}
+		if over := overLimit(r, memoryLimit); over != "" {
+			out = append(out, fmt.Sprintf("%s: %s", r.Spec, over))
+		}
 	}
 	return out
 }
 
 // report is everything the harness prints and writes to its report file.
 type report struct {
-	Env       []string
-	Ceilings  map[int]phase
-	Results   []runResult
-	Unrelated time.Duration // how long creating the unrelated objects took
+	Env         []string
+	MemoryLimit uint64
+	Ceilings    map[int]phase
+	Results     []runResult
+	Unrelated   time.Duration // how long creating the unrelated objects took
 }
 
 func (r report) String() string {
@@ -128,6 +132,8 @@ func (r report) String() string {
 			status = "FAILED: " + x.Err.Error()
 		} else if w := writes(x.Steady.Requests) + writes(x.Resync.Requests); w != 0 {
 			status = fmt.Sprintf("FAILED: %.0f writes in steady state", w)
+		} else if over := overLimit(x, r.MemoryLimit); over != "" {
+			status = "FAILED: " + over
 		}
 		load.add(append(k, secs(x.Wall), x.LoadBefore, x.LoadAfter, status)...)
 		if x.Err != nil {
@@ -205,6 +211,8 @@ func environment(opts options) []string {
 		fmt.Sprintf("machine: %d CPUs (%s), %s RAM, Linux %s", runtime.NumCPU(), cpu, mem, strings.TrimSpace(string(kernel))),
 		fmt.Sprintf("versions: Kubernetes %s, etcd %s, kwok %s, %s, operator %s", opts.K8sVersion, opts.EtcdVersion,
 			opts.KwokVersion, runtime.Version(), opts.Commit),
+		fmt.Sprintf("operator memory limit: %s (MEMORY_LIMIT, as its Deployment sets it; GOMEMLIMIT is 90%% of it); "+
+			"a peak RSS above it fails the run", mib(opts.MemoryLimit)),
 		fmt.Sprintf("matrix: N=%s, concurrency=%v, qps=%v (burst 2×qps), unrelated=%d, steady=%s, harness workers=%d",
 			strings.Join(keysN, ","), opts.Concurrency, opts.QPS, opts.Unrelated, opts.Steady, opts.Workers),
 	}

@@ -39,11 +39,13 @@ func TestFailures(t *testing.T) {
 	writing := runResult{Spec: runSpec{N: 1000}, Steady: phase{Requests: map[string]float64{"PATCH": 1}},
 		Resync: phase{Requests: map[string]float64{"POST": 2}}}
 	broken := runResult{Spec: runSpec{N: 5000}, Err: errors.New("create: timed out")}
-	if got := failures([]runResult{ok}); len(got) != 0 {
+	if got := failures([]runResult{ok}, 256<<20); len(got) != 0 {
 		t.Fatalf("a clean run failed: %v", got)
 	}
-	got := failures([]runResult{ok, writing, broken})
-	if len(got) != 2 || !strings.Contains(got[0], "sent 3 write requests") || !strings.Contains(got[1], "timed out") {
+	bloated := runResult{Spec: runSpec{N: 5000}, Delete: phase{HWM: 300 << 20}}
+	got := failures([]runResult{ok, writing, broken, bloated}, 256<<20)
+	if len(got) != 3 || !strings.Contains(got[0], "sent 3 write requests") || !strings.Contains(got[1], "timed out") ||
+		!strings.Contains(got[2], "above the memory limit") {
 		t.Fatalf("failures = %q", got)
 	}
 }

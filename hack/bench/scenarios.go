@@ -93,7 +93,8 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 		res.LoadAfter = loadAverage()
 		res.Wall = time.Since(began)
 	}()
-	settings := operatorSettings{Concurrency: spec.Concurrency, QPS: spec.QPS, Burst: spec.Burst}
+	settings := operatorSettings{Concurrency: spec.Concurrency, QPS: spec.QPS, Burst: spec.Burst,
+		MemoryLimit: h.opts.MemoryLimit}
 	op, err := startOperator(ctx, h.opts.Manager, h.cluster.Kubeconfig, operatorLog(h.opts.StateDir, tag, 1), settings)
 	if err != nil {
 		res.Err = err
