@@ -252,7 +252,8 @@ var _ = Describe("WebApp on a real node", Ordered, func() {
 		}).Should(Succeed())
 		By("the new pod takes the lease once the killed one's expires (up to its duration, plus a retry)")
 		takeover := operator.DefaultLeaseDuration + operator.DefaultRetryPeriod + time.Minute
-		Eventually(func() string { return leaseHolder() }, takeover, time.Second).ShouldNot(Or(BeEmpty(), HavePrefix(old.Name+"_")))
+		Eventually(func() string { return leaseHolder() }, takeover, time.Second).
+			ShouldNot(Or(BeEmpty(), HavePrefix(old.Name+"_")))
 		readyAt(demoImage+":v1", 2)
 		d := &appsv1.Deployment{}
 		Expect(k8s.Get(ctx, key, d)).To(Succeed())
