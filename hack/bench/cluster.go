@@ -44,19 +44,27 @@ var (
 // kube-controller-manager) with kube-scheduler and kwok playing fake nodes.
 type cluster struct {
 	*framework.ControlPlane
+	audit *auditLog
 }
 
 func startCluster(ctx context.Context, assets, kwokBin, repo, dir string) (_ *cluster, err error) {
 	step("starting kube-apiserver, etcd and kube-controller-manager")
+	args, auditPath, err := auditArgs(dir)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range apiserverArgs {
+		args[k] = v
+	}
 	cp, err := framework.StartControlPlane(framework.ControlPlaneOptions{
 		Assets: assets, CRDDir: filepath.Join(repo, "config", "crd", "bases"), Dir: dir,
-		APIServerArgs: apiserverArgs, EtcdArgs: etcdArgs, EtcdOnDisk: true,
+		APIServerArgs: args, EtcdArgs: etcdArgs, EtcdOnDisk: true,
 		KubeControllerManager: append(append([]string{}, framework.ControllersForDeployments...), kcmTuning...),
 	})
 	if err != nil {
 		return nil, err
 	}
-	c := &cluster{cp}
+	c := &cluster{ControlPlane: cp, audit: &auditLog{path: auditPath}}
 	defer func() {
 		if err != nil {
 			c.Stop()

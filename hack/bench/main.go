@@ -110,8 +110,11 @@ func run(ctx context.Context, opts options) (int, error) {
 	if err := os.MkdirAll(opts.StateDir, 0o755); err != nil {
 		return 1, err
 	}
-	// etcd's data can be gigabytes; the logs and the report stay for reading.
-	defer func() { _ = os.RemoveAll(filepath.Join(opts.StateDir, "etcd")) }()
+	// etcd's data and the audit log can be gigabytes; the other logs and the report stay for reading.
+	defer func() {
+		_ = os.RemoveAll(filepath.Join(opts.StateDir, "etcd"))
+		_ = os.Remove(filepath.Join(opts.StateDir, "audit.log"))
+	}()
 	rep := report{Env: environment(opts), Ceilings: map[int]phase{}, MemoryLimit: opts.MemoryLimit}
 	rep.Env = append(rep.Env, "load average (1/5/15 min) at start: "+loadAverage())
 	began := time.Now()

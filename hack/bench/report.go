@@ -124,6 +124,8 @@ func (r report) String() string {
 	res := table{head: append(append([]string{}, key...), "create CPU", "steady CPU", "resync CPU", "image CPU",
 		"delete CPU", "RSS after create", "peak RSS 1st proc", "peak RSS 2nd proc")}
 	reqs := table{head: append(append([]string{}, key...), "scenario", "GET", "POST", "PUT", "PATCH", "DELETE", "total")}
+	paths := table{head: append(append([]string{}, key...), "scenario", "request (verb resource, code if not 2xx)",
+		"count", "per WebApp")}
 	load := table{head: append(append([]string{}, key...), "wall time", "load avg before", "load avg after", "result")}
 	for _, x := range r.Results {
 		k := row(x.Spec)
@@ -162,6 +164,10 @@ func (r report) String() string {
 			m := p.ph.Requests
 			reqs.add(append(k, p.name, count(m["GET"]), count(m["POST"]), count(m["PUT"]), count(m["PATCH"]),
 				count(m["DELETE"]), count(sumValues(m)))...)
+			for _, why := range sortedReasons(p.ph.ByReason) {
+				c := p.ph.ByReason[why]
+				paths.add(append(k, p.name, why, count(c), fmt.Sprintf("%.2f", c/float64(x.Spec.N)))...)
+			}
 		}
 	}
 	for _, s := range []struct {
@@ -172,6 +178,8 @@ func (r report) String() string {
 		{"Steady state and forced resync (scenario 2; writes must be 0)", steady},
 		{"Operator CPU time and memory (the resync restarts it: the 2nd process runs resync, image, delete)", res},
 		{"Operator API requests by HTTP method (rest_client_requests_total; GET includes list and watch)", reqs},
+		{"Operator API requests by code path (the API server's audit log: each row is one thing the operator does)",
+			paths},
 	} {
 		fmt.Fprintf(&b, "\n### %s\n\n%s", s.title, s.t)
 	}

@@ -55,12 +55,13 @@ func TestReportMarksFailures(t *testing.T) {
 		Ceilings: map[int]phase{100: {Total: 2 * time.Second}},
 		Results: []runResult{{
 			Spec:   runSpec{N: 100, Concurrency: 4, QPS: 50, Burst: 100},
-			Create: phase{Total: 5 * time.Second},
+			Create: phase{Total: 5 * time.Second, ByReason: map[string]float64{"patch deployments": 200, "get services": 50}},
 			Steady: phase{Requests: map[string]float64{"PATCH": 2}, Elapsed: time.Minute},
 		}},
 	}
 	out := r.String()
-	for _, want := range []string{"FAILED: 2 writes in steady state", "2.50×", "| 2 steady | 0   | 0    | 0   | 2     |"} {
+	for _, want := range []string{"FAILED: 2 writes in steady state", "2.50×", "| 2 steady | 0   | 0    | 0   | 2     |",
+		"| 1 create | patch deployments                        | 200   | 2.00       |"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}

@@ -42,7 +42,8 @@ type phase struct {
 	Reconciles float64
 	CPU        time.Duration
 	RSS, HWM   uint64
-	Elapsed    time.Duration // wall time of the measurement window
+	Elapsed    time.Duration      // wall time of the measurement window
+	ByReason   map[string]float64 // the operator's requests by code path (the API server's audit log)
 }
 
 func measure(before, after snapshot) phase {
@@ -54,6 +55,14 @@ func measure(before, after snapshot) phase {
 		HWM:        after.proc.HWM,
 		Elapsed:    after.at.Sub(before.at),
 	}
+}
+
+// measure is measure() with the audit log's breakdown of the same window.
+func (h *harness) measure(before, after snapshot) (phase, error) {
+	p := measure(before, after)
+	var err error
+	p.ByReason, err = h.cluster.audit.between(before.at, after.at)
+	return p, err
 }
 
 // runResult is one row's measurements.
@@ -141,7 +150,9 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 	if err != nil {
 		return fail("steady", err)
 	}
-	res.Steady = measure(after, steadyEnd)
+	if res.Steady, err = h.measure(after, steadyEnd); err != nil {
+		return fail("steady", err)
+	}
 	res.Steady.Total = res.Steady.Elapsed
 
 	// 2b. forced resync: a restarted operator reconciles every WebApp from scratch.
@@ -172,7 +183,9 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 	if resynced, err = op.settle(ctx, h.opts.Timeout, check); err != nil {
 		return fail("resync", err)
 	}
-	res.Resync = measure(zeroSnapshot(op.started), resynced)
+	if res.Resync, err = h.measure(zeroSnapshot(op.started), resynced); err != nil {
+		return fail("resync", err)
+	}
 	res.Resync.Total = resyncTime
 	step("[%s]    %d reconciles in %s, %v writes in steady state and resync", tag, int(res.Resync.Reconciles),
 		res.Resync.Total.Round(time.Millisecond), writes(res.Steady.Requests)+writes(res.Resync.Requests))
@@ -210,7 +223,9 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 	if err != nil {
 		return fail("delete", err)
 	}
-	res.Delete = measure(updated, deleted)
+	if res.Delete, err = h.measure(updated, deleted); err != nil {
+		return fail("delete", err)
+	}
 	res.Delete.Total = total
 	step("[%s]    nothing left after %s", tag, total.Round(time.Millisecond))
 	return res
@@ -228,7 +243,10 @@ func (h *harness) webAppPhase(ctx context.Context, op *operatorProc, before snap
 	if err != nil {
 		return phase{}, snapshot{}, err
 	}
-	p := measure(before, after)
+	p, err := h.measure(before, after)
+	if err != nil {
+		return phase{}, snapshot{}, err
+	}
 	p.Latency, p.Total = lat, total
 	return p, after, nil
 }

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The API server's audit log says, for every request the operator sends, what it was for: its verb,
+// the resource and subresource, and the answer's code. The operator's own client metrics only tell
+// the HTTP method, so a regression in "requests per WebApp" would not point at its cause; each row
+// of this breakdown is one code path of the operator (applying a child, reading a child the cache
+// lacks, writing status, recording an event, its caches' lists and watches).
+
+// auditPolicy logs, at the Metadata level, requests for the kinds the operator reads or writes;
+// nothing else, so the log stays small (kwok's pod and node status updates are most of the traffic).
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+  resources:
+  - {group: apps.webapp-operator.io, resources: [webapps, webapps/status]}
+  - {group: apps, resources: [deployments]}
+  - {group: "", resources: [services, pods, events]}
+  - {group: events.k8s.io, resources: [events]}
+- level: None
+`
+
+// auditArgs writes the policy under dir and returns the API server flags that use it.
+func auditArgs(dir string) (map[string]string, string, error) {
+	policy := filepath.Join(dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+		return nil, "", err
+	}
+	log := filepath.Join(dir, "audit.log")
+	return map[string]string{"audit-policy-file": policy, "audit-log-path": log}, log, nil
+}
+
+// auditEvent is the part of an audit.k8s.io/v1 Event the breakdown reads.
+type auditEvent struct {
+	Verb      string `json:"verb"`
+	UserAgent string `json:"userAgent"`
+	ObjectRef *struct {
+		Resource    string `json:"resource"`
+		Subresource string `json:"subresource"`
+	} `json:"objectRef"`
+	ResponseStatus *struct {
+		Code int `json:"code"`
+	} `json:"responseStatus"`
+	Received time.Time `json:"requestReceivedTimestamp"`
+}
+
+// operatorUserAgent is how the operator's requests begin their User-Agent: client-go names them
+// after the binary, bin/manager.
+const operatorUserAgent = "manager/"
+
+// reason names the code path of one of the operator's requests, or "" when it is not the operator's.
+func reason(e auditEvent) string {
+	if !strings.HasPrefix(e.UserAgent, operatorUserAgent) || e.ObjectRef == nil {
+		return ""
+	}
+	what := e.ObjectRef.Resource
+	if e.ObjectRef.Subresource != "" {
+		what += "/" + e.ObjectRef.Subresource
+	}
+	r := e.Verb + " " + what
+	if e.ResponseStatus != nil && e.ResponseStatus.Code >= 300 {
+		r += fmt.Sprintf(" (%d)", e.ResponseStatus.Code)
+	}
+	return r
+}
+
+// auditRecord is one of the operator's requests: when the API server received it, and why.
+type auditRecord struct {
+	at     time.Time
+	reason string
+}
+
+// auditLog reads the audit log as it grows and keeps the operator's requests.
+type auditLog struct {
+	path    string
+	mu      sync.Mutex
+	offset  int64
+	partial []byte
+	records []auditRecord
+}
+
+// catchUp reads what the API server appended since the last call.
+func (a *auditLog) catchUp() error {
+	f, err := os.Open(a.path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer func() { _ = f.Close() }()
+	if _, err := f.Seek(a.offset, io.SeekStart); err != nil {
+		return err
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return err
+	}
+	a.offset += int64(len(data))
+	data = append(a.partial, data...)
+	last := strings.LastIndexByte(string(data), '\n')
+	a.partial = append([]byte(nil), data[last+1:]...)
+	sc := bufio.NewScanner(strings.NewReader(string(data[:last+1])))
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		var e auditEvent
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			return fmt.Errorf("audit log: %w", err)
+		}
+		if r := reason(e); r != "" {
+			a.records = append(a.records, auditRecord{at: e.Received, reason: r})
+		}
+	}
+	return sc.Err()
+}
+
+// between counts the operator's requests received from from to to, by reason. A nil log counts none.
+func (a *auditLog) between(from, to time.Time) (map[string]float64, error) {
+	if a == nil {
+		return nil, nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.catchUp(); err != nil {
+		return nil, err
+	}
+	return countBetween(a.records, from, to), nil
+}
+
+func countBetween(records []auditRecord, from, to time.Time) map[string]float64 {
+	out := map[string]float64{}
+	for _, r := range records {
+		if !r.at.Before(from) && r.at.Before(to) {
+			out[r.reason]++
+		}
+	}
+	return out
+}
+
+// sortedReasons are the reasons of m, the most frequent first.
+func sortedReasons(m map[string]float64) []string {
+	out := make([]string, 0, len(m))
+	for r := range m {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if m[out[i]] != m[out[j]] {
+			return m[out[i]] > m[out[j]]
+		}
+		return out[i] < out[j]
+	})
+	return out
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+)
+
+const auditLines = `{"verb":"patch","userAgent":"manager/v0.0.0 (linux/amd64) kubernetes/$Format","objectRef":{"resource":"deployments"},"responseStatus":{"code":201},"requestReceivedTimestamp":"2026-12-01T10:00:01.000000Z"}
+{"verb":"patch","userAgent":"manager/v0.0.0","objectRef":{"resource":"webapps","subresource":"status"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-12-01T10:00:02.000000Z"}
+{"verb":"patch","userAgent":"manager/v0.0.0","objectRef":{"resource":"services"},"responseStatus":{"code":409},"requestReceivedTimestamp":"2026-12-01T10:00:03.000000Z"}
+{"verb":"create","userAgent":"bench/v0.0.0","objectRef":{"resource":"webapps"},"responseStatus":{"code":201},"requestReceivedTimestamp":"2026-12-01T10:00:03.500000Z"}
+{"verb":"patch","userAgent":"manager/v0.0.0","objectRef":{"resource":"deployments"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-12-01T10:00:09.000000Z"}
+`
+
+func TestAuditLogBreakdown(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.log")
+	// The API server may be in the middle of a line: the half line waits for the next read.
+	split := len(auditLines) - 40
+	if err := os.WriteFile(path, []byte(auditLines[:split]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := &auditLog{path: path}
+	at := func(s int) time.Time { return time.Date(2026, 12, 1, 10, 0, s, 0, time.UTC) }
+	got, err := a.between(at(0), at(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"patch deployments": 1, "patch webapps/status": 1, "patch services (409)": 1}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("between(0s, 5s) = %v, want %v", got, want)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.WriteString(auditLines[split:])
+	_ = f.Close()
+	if got, err = a.between(at(5), at(10)); err != nil || !reflect.DeepEqual(got, map[string]float64{"patch deployments": 1}) {
+		t.Fatalf("between(5s, 10s) = %v, %v", got, err)
+	}
+	if got := sortedReasons(map[string]float64{"b": 1, "a": 1, "c": 5}); !reflect.DeepEqual(got, []string{"c", "a", "b"}) {
+		t.Fatalf("sortedReasons = %v", got)
+	}
+}
+
+func TestAuditLogMissingIsEmpty(t *testing.T) {
+	a := &auditLog{path: filepath.Join(t.TempDir(), "none.log")}
+	got, err := a.between(time.Time{}, time.Now())
+	if err != nil || len(got) != 0 {
+		t.Fatalf("between on a missing log = %v, %v", got, err)
+	}
+}
