@@ -19,7 +19,7 @@ import (
 
 // Pods are read, never written: the operator lists them to say which pod keeps a rollout from
 // progressing, and why.
-// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=list;watch
 
 // PodCacheSelector selects the pods the operator caches: those its pod template labels, with
 // managed-by as well as the common app.kubernetes.io/name=webapp (which unrelated pods may carry).

@@ -68,7 +68,7 @@ type WebAppReconciler struct {
 const DefaultTerminalRecheck = 2 * time.Minute
 
 // +kubebuilder:rbac:groups=apps.webapp-operator.io,resources=webapps,verbs=get;list;watch
-// +kubebuilder:rbac:groups=apps.webapp-operator.io,resources=webapps/status,verbs=get;patch
+// +kubebuilder:rbac:groups=apps.webapp-operator.io,resources=webapps/status,verbs=patch
 // Setting blockOwnerDeletion on a child needs update on the owner's finalizers subresource where
 // the OwnerReferencesPermissionEnforcement admission plugin is on (OpenShift, hardened clusters).
 // +kubebuilder:rbac:groups=apps.webapp-operator.io,resources=webapps/finalizers,verbs=update

@@ -28,10 +28,11 @@ type ControlPlaneOptions struct {
 }
 
 // ControllersForDeployments are kube-controller-manager flags that run what a Deployment needs, on a
-// control plane without nodes or service accounts.
+// control plane without nodes or service accounts, and the aggregation of ClusterRoles into the
+// built-in admin, edit and view.
 var ControllersForDeployments = []string{
-	"--controllers=deployment,replicaset,garbagecollector", "--leader-elect=false", "--secure-port=0",
-	"--use-service-account-credentials=false",
+	"--controllers=deployment,replicaset,garbagecollector,clusterrole-aggregation",
+	"--leader-elect=false", "--secure-port=0", "--use-service-account-credentials=false",
 }
 
 // ControlPlane is a loopback Kubernetes control plane: envtest's kube-apiserver and etcd, an admin

@@ -1,7 +1,9 @@
 // Package integration runs the operator's binary, as a process with its production flags, against a
 // loopback control plane that includes kube-controller-manager: the Deployment and ReplicaSet
 // controllers really create ReplicaSets and pods, and admission really refuses them. There is no
-// node: pods are created but never run.
+// node: pods are created but never run. The operator runs as a user that holds exactly the
+// permissions the bundle's CSV grants its ServiceAccount, with leader election on (rbac_test.go), so
+// every spec also proves that those permissions are enough.
 //
 // `make test` runs it (it needs KUBEBUILDER_ASSETS with kube-controller-manager; make envtest-assets
 // builds it).
@@ -51,8 +53,10 @@ var _ = BeforeSuite(func() {
 	dir := GinkgoT().TempDir()
 	var manager string
 	cp, k8s, manager = framework.StartIntegrationCluster(dir, nil)
+	kubeconfig := asOperatorServiceAccount(dir)
 	var err error
-	theOperator, err = framework.StartOperator(manager, cp.Kubeconfig, dir, "operator")
+	theOperator, err = framework.StartOperator(manager, kubeconfig, dir, "operator",
+		"--leader-elect", "--leader-elect-namespace="+operatorNamespace)
 	Expect(err).NotTo(HaveOccurred())
 })
 
