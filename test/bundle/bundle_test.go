@@ -128,7 +128,14 @@ func TestCSVDeploymentIsRestricted(t *testing.T) {
 		psc.SeccompProfile == nil || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
 		t.Errorf("pod security context is not restricted: %+v", psc)
 	}
+	// OpenShift's restricted-v2 SCC assigns each namespace a UID range and refuses pods pinned outside it.
+	if psc := pod.SecurityContext; psc != nil && (psc.RunAsUser != nil || psc.RunAsGroup != nil || psc.FSGroup != nil) {
+		t.Errorf("pod security context pins a UID or GID: %+v", psc)
+	}
 	for _, c := range pod.Containers {
+		if sc := c.SecurityContext; sc != nil && (sc.RunAsUser != nil || sc.RunAsGroup != nil) {
+			t.Errorf("container %s pins a UID or GID: %+v", c.Name, sc)
+		}
 		sc := c.SecurityContext
 		if sc == nil || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
 			sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem ||
