@@ -45,6 +45,11 @@ const (
 
 // WebAppSpec is the desired state of a WebApp: a stateless HTTP service run by a Deployment
 // and exposed by a Service of the same name.
+// +kubebuilder:validation:XValidation:rule="!has(self.minReadySeconds) || self.minReadySeconds < (has(self.progressDeadlineSeconds) ? self.progressDeadlineSeconds : 600)",message="minReadySeconds must be less than progressDeadlineSeconds (600 by default)"
+// +kubebuilder:validation:XValidation:rule="!has(self.healthCheck) || !has(self.probes)",message="set healthCheck (the shorthand) or probes, not both"
+// +kubebuilder:validation:XValidation:rule="!has(self.ports) || self.ports.all(p, !has(p.servicePort) || p.servicePort != self.service.port && self.ports.filter(q, has(q.servicePort) && q.servicePort == p.servicePort).size() == 1)",message="each port's servicePort must differ from service.port and from the others'"
+// +kubebuilder:validation:XValidation:rule="!has(self.sidecars) || !has(self.initContainers) || self.sidecars.all(c, !self.initContainers.exists(i, i.name == c.name))",message="sidecars and initContainers need names of their own"
+// +kubebuilder:validation:XValidation:rule="(!has(self.sidecars) || self.sidecars.all(c, !has(c.volumeMounts) || c.volumeMounts.all(m, has(self.volumes) && self.volumes.exists(v, v.name == m.name)))) && (!has(self.initContainers) || self.initContainers.all(c, !has(c.volumeMounts) || c.volumeMounts.all(m, has(self.volumes) && self.volumes.exists(v, v.name == m.name))))",message="volumeMounts name volumes of spec.volumes"
 type WebAppSpec struct {
 	// Image is the container image that serves HTTP, e.g. "ghcr.io/acme/shop:1.4.2".
 	// Changing it rolls the Deployment.
@@ -119,6 +124,127 @@ type WebAppSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !format.qualifiedName().validate(k.lowerAscii()).hasValue())",message="podAnnotations keys must be qualified names: an optional DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', alphanumeric at both ends"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Pod Annotations",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	PodAnnotations map[string]AnnotationValue `json:"podAnnotations,omitempty"`
+
+	// Command overrides the image's ENTRYPOINT, for images that serve with another command than
+	// their default one.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=4096
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Command",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Command []string `json:"command,omitempty"`
+
+	// Args overrides the image's CMD: flags for the server, most often.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=4096
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Args",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Args []string `json:"args,omitempty"`
+
+	// Ports are more named ports of the container (metrics, admin, gRPC), each exposed on the
+	// Service when it gives a servicePort.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=16
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Ports",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Ports []ContainerPort `json:"ports,omitempty"`
+
+	// Volumes the container mounts: configuration from ConfigMaps and Secrets, scratch space, or an
+	// existing PersistentVolumeClaim.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:XValidation:rule="self.all(v, self.filter(w, w.mountPath == v.mountPath).size() == 1)",message="each volume needs a mountPath of its own"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Volumes",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Volumes []Volume `json:"volumes,omitempty"`
+
+	// ServiceAccountName runs the pods as this ServiceAccount (the namespace's "default" otherwise),
+	// for apps that call the Kubernetes API or use workload identity.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="!format.dns1123Subdomain().validate(self).hasValue()",message="must be a DNS subdomain name: lower case letters, digits, '-' and '.'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Service Account Name",xDescriptors={"urn:alm:descriptor:io.kubernetes:ServiceAccount","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+
+	// AutomountServiceAccountToken mounts the ServiceAccount's token into the pods. Off by default:
+	// a web app rarely calls the Kubernetes API, and a token it does not use is only a risk.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Mount the Service Account Token",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	AutomountServiceAccountToken *bool `json:"automountServiceAccountToken,omitempty"`
+
+	// ImagePullSecrets are the registry credentials for private images.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=16
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image Pull Secrets",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	ImagePullSecrets []ImagePullSecret `json:"imagePullSecrets,omitempty"`
+
+	// Probes set the readiness, liveness and startup probes one by one, for apps that healthCheck
+	// does not fit (another port, TCP, gRPC, a command, timings).
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Probes",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Probes *Probes `json:"probes,omitempty"`
+
+	// Lifecycle says how pods stop: a preStop action (for instance a pause, so that traffic drains
+	// before the server gets SIGTERM) and the grace period.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Lifecycle",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Lifecycle *Lifecycle `json:"lifecycle,omitempty"`
+
+	// MinReadySeconds is how long a new pod must stay ready before it counts as available, so that a
+	// rollout does not move on from a pod that crashes a moment after starting.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=3600
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Min Ready Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	MinReadySeconds *int32 `json:"minReadySeconds,omitempty"`
+
+	// Strategy tunes the rolling update: how many pods above or below replicas it may use.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Rollout Strategy",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Strategy *RolloutStrategy `json:"strategy,omitempty"`
+
+	// RevisionHistoryLimit is how many old ReplicaSets the Deployment keeps for `kubectl rollout
+	// undo` (10 by default).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Revision History Limit",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit,omitempty"`
+
+	// Scheduling says where the pods may run: node selector, tolerations, node affinity, spreading,
+	// priority.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Scheduling",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Scheduling *Scheduling `json:"scheduling,omitempty"`
+
+	// Security says how the pods run: by default, the restricted Pod Security level with the image's
+	// user; here, another user, group, fsGroup or a read-only root file system.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Security",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Security *Security `json:"security,omitempty"`
+
+	// Sidecars run next to the app for the life of the pod (a proxy, a log shipper), as native
+	// sidecars: they start before it and stop after it.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=4
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Sidecars",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Sidecars []Container `json:"sidecars,omitempty"`
+
+	// InitContainers run to completion, in order, before the app and the sidecars start (a schema
+	// migration, fetching assets).
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=4
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Init Containers",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	InitContainers []Container `json:"initContainers,omitempty"`
 
 	// ProgressDeadlineSeconds is how long a rollout may make no progress before the WebApp
 	// is reported Stalled (reason ProgressDeadlineExceeded). Defaults to the Deployment's 600.

@@ -3,6 +3,7 @@ package controller_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -127,20 +128,166 @@ func withValue(schema *apiextensionsv1.JSONSchemaProps, ns, name string, path []
 	obj["metadata"] = map[string]any{"namespace": ns, "name": name}
 	obj["spec"].(map[string]any)["image"] = "example.com/shop:1.0"
 	set(obj, *schema, path, value, r)
-	companions(obj["spec"].(map[string]any), path[1:], value)
+	companions(obj["spec"].(map[string]any), r)
 	return &unstructured.Unstructured{Object: obj}
 }
 
-// companions adds what a rule across fields requires next to the sampled value, so that the value
-// is judged on its own: an envFrom entry needs a source, and an extended resource's request a limit
-// of the same value.
-func companions(spec map[string]any, path []string, value any) {
-	switch {
-	case path[0] == "envFrom":
-		spec["envFrom"].([]any)[0].(map[string]any)["configMapRef"] = map[string]any{"name": "cm"}
-	case path[0] == "resources" && path[1] == "requests" && strings.Contains(path[2], "/"):
-		spec["resources"].(map[string]any)["limits"] = map[string]any{path[2]: value}
+// companions adds what rules across fields require around the sampled value, so that the value is
+// judged on its own: an extended resource's request needs a limit of the same value, an envFrom
+// entry, a volume, a probe or a preStop action needs a source, a volume mount needs its volume.
+func companions(spec map[string]any, r *rand.Rand) {
+	resourceAndMountCompanions(spec)
+	if svc, ok := spec["service"].(map[string]any); ok && (svc["type"] == nil || svc["type"] == "ClusterIP") {
+		delete(svc, "nodePort")
 	}
+	envCompanions(spec, r)
+	for _, v := range items(spec, "volumes") {
+		exactlyOne(r, v, []string{"configMap", "secret", "emptyDir", "persistentVolumeClaim"}, "emptyDir", map[string]any{})
+	}
+	if probes, ok := spec["probes"].(map[string]any); ok {
+		delete(spec, "healthCheck")
+		for _, name := range slices.Sorted(maps.Keys(probes)) {
+			p := probes[name]
+			exactlyOne(r, p.(map[string]any), []string{"httpGet", "tcpSocket", "grpc", "exec"}, "tcpSocket", map[string]any{})
+			if name != "readiness" && p.(map[string]any)["successThreshold"] != nil {
+				p.(map[string]any)["successThreshold"] = int64(1)
+			}
+		}
+	}
+	if l, ok := spec["lifecycle"].(map[string]any); ok {
+		if pre, ok := l["preStop"].(map[string]any); ok {
+			exactlyOne(r, pre, []string{"exec", "httpGet", "sleepSeconds"}, "sleepSeconds", int64(1))
+		}
+	}
+	if s, ok := spec["scheduling"].(map[string]any); ok {
+		schedulingCompanions(s)
+	}
+}
+
+// resourceAndMountCompanions gives every extended resource's request a limit of the same value, sets
+// every other limit that has a request to that request (admission does not compare them: a request
+// above its limit is reported InvalidSpec at reconcile time, see the controller tests), and gives
+// every volume mount (of a sidecar or an init container) its volume.
+func resourceAndMountCompanions(spec map[string]any) {
+	walkObjects(spec, func(o map[string]any) {
+		if res, ok := o["resources"].(map[string]any); ok {
+			if req, ok := res["requests"].(map[string]any); ok {
+				for k, v := range req {
+					limits, _ := res["limits"].(map[string]any)
+					if _, limited := limits[k]; limited || strings.Contains(k, "/") {
+						if limits == nil {
+							limits = map[string]any{}
+							res["limits"] = limits
+						}
+						limits[k] = v
+					}
+				}
+			}
+		}
+		if mounts, ok := o["volumeMounts"].([]any); ok {
+			for _, m := range mounts {
+				name := m.(map[string]any)["name"]
+				vols, _ := spec["volumes"].([]any)
+				spec["volumes"] = append(vols, map[string]any{"name": name, "mountPath": fmt.Sprintf("/companion/%v", name), "emptyDir": map[string]any{}})
+			}
+		}
+	})
+}
+
+// envCompanions gives every envFrom entry and every env valueFrom exactly one source.
+func envCompanions(spec map[string]any, r *rand.Rand) {
+	for _, e := range items(spec, "envFrom") {
+		exactlyOne(r, e, []string{"configMapRef", "secretRef"}, "configMapRef", map[string]any{"name": "cm"})
+	}
+	walkObjects(spec, func(o map[string]any) {
+		for _, e := range items(o, "env") {
+			if from, ok := e["valueFrom"].(map[string]any); ok {
+				delete(e, "value")
+				exactlyOne(r, from, []string{"fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef"}, "fieldRef", map[string]any{})
+				if f, ok := from["fieldRef"].(map[string]any); ok {
+					f["fieldPath"] = "metadata.name"
+				}
+				if f, ok := from["resourceFieldRef"].(map[string]any); ok && f["divisor"] != nil {
+					f["divisor"] = "1"
+				}
+			}
+		}
+	})
+}
+
+// schedulingCompanions makes tolerations and node selector requirements consistent with their operator.
+func schedulingCompanions(s map[string]any) {
+	for _, t := range items(s, "tolerations") {
+		if t["operator"] == "Exists" {
+			delete(t, "value")
+		} else if t["key"] == nil || t["key"] == "" {
+			t["key"] = "example.com/taint"
+		}
+		if t["tolerationSeconds"] != nil {
+			t["effect"] = "NoExecute"
+		}
+	}
+	walkObjects(s, func(o map[string]any) {
+		switch o["operator"] {
+		case "In", "NotIn":
+			if o["values"] == nil {
+				o["values"] = []any{"a"}
+			}
+		case "Exists", "DoesNotExist":
+			if _, isToleration := o["effect"]; !isToleration {
+				delete(o, "values")
+			}
+		case "Gt", "Lt":
+			o["values"] = []any{"1"}
+		}
+	})
+}
+
+// exactlyOne keeps one of keys that o has, chosen with r, or adds fill = value when it has none.
+func exactlyOne(r *rand.Rand, o map[string]any, keys []string, fill string, value any) {
+	var have []string
+	for _, k := range keys {
+		if _, ok := o[k]; ok {
+			have = append(have, k)
+		}
+	}
+	if len(have) == 0 {
+		o[fill] = value
+		return
+	}
+	keep := have[r.IntN(len(have))]
+	for _, k := range have {
+		if k != keep {
+			delete(o, k)
+		}
+	}
+}
+
+// walkObjects calls f on every object under v, depth first.
+func walkObjects(v any, f func(map[string]any)) {
+	switch v := v.(type) {
+	case map[string]any:
+		f(v)
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			walkObjects(v[k], f)
+		}
+	case []any:
+		for _, c := range v {
+			walkObjects(c, f)
+		}
+	}
+}
+
+// items returns the objects of the list o[key].
+func items(o map[string]any, key string) []map[string]any {
+	list, _ := o[key].([]any)
+	var out []map[string]any
+	for _, it := range list {
+		if m, ok := it.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // set puts value at path in obj, creating the objects, arrays and maps on the way with their
@@ -343,3 +490,158 @@ func walkStrict(t reflect.Type, schema apiextensionsv1.JSONSchemaProps, path str
 		}
 	}
 }
+
+// randomValue returns a random value for schema: each optional field present half the time, lists
+// and maps of up to two entries, strings from the schema's pattern or else short DNS-like names
+// (which most of the WebApp's name-like fields admit), numbers anywhere in their range.
+func randomValue(schema apiextensionsv1.JSONSchemaProps, r *rand.Rand, depth int) any {
+	switch {
+	case len(schema.Enum) > 0:
+		var v any
+		Expect(json.Unmarshal(schema.Enum[r.IntN(len(schema.Enum))].Raw, &v)).To(Succeed())
+		return v
+	case schema.XIntOrString:
+		if r.IntN(2) == 0 {
+			return int64(1 + r.IntN(100))
+		}
+		if ps := (leaf{schema: schema}).patterns(); len(ps) > 0 {
+			return generate(ps[len(ps)-1], r, 8)
+		}
+		return generate(`^[a-z]{1,6}|[1-9]?[0-9]%$`, r, 6) // port names and percentages
+	case schema.Type == "object" && schema.AdditionalProperties != nil && schema.AdditionalProperties.Schema != nil:
+		obj := map[string]any{}
+		for range r.IntN(3) {
+			obj[mapKeys[r.IntN(len(mapKeys))]] = randomValue(*schema.AdditionalProperties.Schema, r, depth+1)
+		}
+		return obj
+	case schema.Type == "object":
+		obj := map[string]any{}
+		// in a fixed order: the same seed gives the same WebApps
+		for _, name := range slices.Sorted(maps.Keys(schema.Properties)) {
+			if slices.Contains(schema.Required, name) || r.IntN(2) == 0 {
+				obj[name] = randomValue(schema.Properties[name], r, depth+1)
+			}
+		}
+		return obj
+	case schema.Type == "array":
+		n := 1 + r.IntN(2)
+		if schema.MaxItems != nil && int64(n) > *schema.MaxItems {
+			n = int(*schema.MaxItems)
+		}
+		out := []any{}
+		for range n {
+			out = append(out, randomValue(*schema.Items.Schema, r, depth+1))
+		}
+		return out
+	case schema.Type == "integer":
+		lo, hi := int64(0), int64(1000)
+		if schema.Minimum != nil {
+			lo = int64(*schema.Minimum)
+		}
+		if schema.Maximum != nil {
+			hi = int64(*schema.Maximum)
+		}
+		return lo + r.Int64N(hi-lo+1)
+	case schema.Type == "boolean":
+		return r.IntN(2) == 0
+	}
+	if ps := (leaf{schema: schema}).patterns(); len(ps) > 0 {
+		maxLen := 16
+		if schema.MaxLength != nil && *schema.MaxLength < 16 {
+			maxLen = int(*schema.MaxLength)
+		}
+		return generate(ps[len(ps)-1], r, maxLen) // the last is ours, where there are two
+	}
+	return generate(`^[a-z][a-z0-9]{0,7}$`, r, 8)
+}
+
+// present lists the paths of every scalar in v, with list indexes and map keys as in leaves.
+func present(v any, path string, out map[string]bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, c := range v {
+			present(c, path+"."+k, out)
+		}
+	case []any:
+		for _, c := range v {
+			present(c, path+".0", out)
+		}
+	default:
+		out[path] = true
+	}
+}
+
+// scalars lists the paths of every scalar field of schema, in the form present gives them.
+func scalars(schema apiextensionsv1.JSONSchemaProps, path string, out map[string]bool) {
+	switch {
+	case schema.Type == "object" && schema.AdditionalProperties != nil && schema.AdditionalProperties.Schema != nil:
+		for _, k := range mapKeys {
+			scalars(*schema.AdditionalProperties.Schema, path+"."+k, out)
+		}
+	case schema.Type == "object" && len(schema.Properties) > 0:
+		for name, p := range schema.Properties {
+			scalars(p, path+"."+name, out)
+		}
+	case schema.Type == "object":
+		out[path] = true // an object without fields, such as emptyDir: {}
+	case schema.Type == "array":
+		scalars(*schema.Items.Schema, path+".0", out)
+	default:
+		out[path] = true
+	}
+}
+
+var _ = Describe("Random WebApps, every field at once, against the operator's renderer", func() {
+	It("renders every one the API server admits to children the API server accepts, and admits some with each field", func() {
+		ns := newNamespace()
+		schema := loadWebAppSchema()
+		seed := uint64(1)
+		if v := os.Getenv("PROPERTY_SEED"); v != "" {
+			_, err := fmt.Sscan(v, &seed)
+			Expect(err).NotTo(HaveOccurred())
+		}
+		By(fmt.Sprintf("PROPERTY_SEED=%d", seed))
+		r := rand.New(rand.NewPCG(seed, 3))
+		covered := map[string]bool{}
+		admitted, tried := 0, 600
+		for i := range tried {
+			spec := randomValue(schema.Properties["spec"], r, 0).(map[string]any)
+			spec["image"] = "example.com/shop:1.0"
+			companions(spec, r)
+			u := &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": webappv1.GroupVersion.String(), "kind": "WebApp",
+				"metadata": map[string]any{"namespace": ns, "name": fmt.Sprintf("r%d", i)}, "spec": spec,
+			}}
+			if err := k8sClient.Create(ctx, u, client.DryRunAll); err != nil {
+				if os.Getenv("PROPERTY_DEBUG") != "" {
+					GinkgoWriter.Println("REFUSED", err)
+				}
+				continue
+			}
+			admitted++
+			present(u.Object["spec"], "spec", covered)
+			app := &webappv1.WebApp{}
+			Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, app)).To(Succeed(), "admitted but does not convert: %v", spec)
+			app.UID = "00000000-0000-0000-0000-000000000001"
+			for _, child := range resources.All {
+				desired, err := child.Desired(app)
+				Expect(err).NotTo(HaveOccurred(), "admitted but does not render a %s: %v", child.Kind(), spec)
+				if desired != nil {
+					Expect(k8sClient.Apply(ctx, desired, client.FieldOwner(resources.FieldOwner), client.ForceOwnership,
+						client.DryRunAll)).To(Succeed(), "admitted but its %s is refused: %v", child.Kind(), spec)
+				}
+			}
+		}
+		By(fmt.Sprintf("%d of %d random WebApps admitted", admitted, tried))
+		all := map[string]bool{}
+		scalars(schema.Properties["spec"], "spec", all)
+		var missing []string
+		for p := range all {
+			if !covered[p] {
+				missing = append(missing, p)
+			}
+		}
+		slices.Sort(missing)
+		Expect(missing).To(BeEmpty(), "fields that no admitted WebApp carried: the test proves nothing there")
+	})
+})

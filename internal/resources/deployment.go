@@ -5,9 +5,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
-	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -28,13 +26,6 @@ var Deployment Child = kind[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfigu
 	health:  deploymentHealth,
 }
 
-const (
-	// ContainerName is the name of the single container of every pod.
-	ContainerName = "app"
-	// PortName names the container port; the Service and the probes target it by name.
-	PortName = "http"
-)
-
 // PodLabels are the labels the operator sets on every pod of app: the selector's, and managed-by.
 func PodLabels(app *webappv1.WebApp) map[string]string {
 	return objectLabels(app)
@@ -42,28 +33,9 @@ func PodLabels(app *webappv1.WebApp) map[string]string {
 
 // renderDeployment renders the Deployment that runs app's pods.
 func renderDeployment(app *webappv1.WebApp) (*appsv1ac.DeploymentApplyConfiguration, error) {
-	container, err := container(app)
+	template, err := podTemplate(app)
 	if err != nil {
 		return nil, err
-	}
-	podLabels := map[string]string{}
-	for k, v := range app.Spec.PodLabels {
-		podLabels[k] = string(v)
-	}
-	// Reserved keys win; admission already refuses them. managed-by is not in the selector (which
-	// never changes) but on every pod: the operator caches only pods that carry it.
-	for k, v := range PodLabels(app) {
-		podLabels[k] = v
-	}
-	template := corev1ac.PodTemplateSpec().
-		WithLabels(podLabels).
-		WithSpec(corev1ac.PodSpec().WithContainers(container))
-	if len(app.Spec.PodAnnotations) > 0 {
-		annotations := make(map[string]string, len(app.Spec.PodAnnotations))
-		for k, v := range app.Spec.PodAnnotations {
-			annotations[k] = string(v)
-		}
-		template.WithAnnotations(annotations)
 	}
 	spec := appsv1ac.DeploymentSpec().
 		WithReplicas(ptr.Deref(app.Spec.Replicas, 1)).
@@ -72,63 +44,26 @@ func renderDeployment(app *webappv1.WebApp) (*appsv1ac.DeploymentApplyConfigurat
 	if app.Spec.ProgressDeadlineSeconds != nil {
 		spec.WithProgressDeadlineSeconds(*app.Spec.ProgressDeadlineSeconds)
 	}
+	if app.Spec.MinReadySeconds != nil {
+		spec.WithMinReadySeconds(*app.Spec.MinReadySeconds)
+	}
+	if app.Spec.RevisionHistoryLimit != nil {
+		spec.WithRevisionHistoryLimit(*app.Spec.RevisionHistoryLimit)
+	}
+	if s := app.Spec.Strategy; s != nil && (s.MaxSurge != nil || s.MaxUnavailable != nil) {
+		rolling := appsv1ac.RollingUpdateDeployment()
+		if s.MaxSurge != nil {
+			rolling.WithMaxSurge(*s.MaxSurge)
+		}
+		if s.MaxUnavailable != nil {
+			rolling.WithMaxUnavailable(*s.MaxUnavailable)
+		}
+		spec.WithStrategy(appsv1ac.DeploymentStrategy().WithType(appsv1.RollingUpdateDeploymentStrategyType).WithRollingUpdate(rolling))
+	}
 	return appsv1ac.Deployment(app.Name, app.Namespace).
 		WithLabels(objectLabels(app)).
 		WithOwnerReferences(ownerReference(app)).
 		WithSpec(spec), nil
-}
-
-func container(app *webappv1.WebApp) (*corev1ac.ContainerApplyConfiguration, error) {
-	c := corev1ac.Container().
-		WithName(ContainerName).
-		WithImage(app.Spec.Image).
-		WithPorts(corev1ac.ContainerPort().
-			WithName(PortName).
-			WithContainerPort(containerPort(app)).
-			WithProtocol(corev1.ProtocolTCP))
-	if len(app.Spec.Env) > 0 {
-		var env []*corev1ac.EnvVarApplyConfiguration
-		if err := convert(app.Spec.Env, &env); err != nil {
-			return nil, fmt.Errorf("spec.env: %w", err)
-		}
-		c.WithEnv(env...)
-	}
-	if len(app.Spec.EnvFrom) > 0 {
-		var envFrom []*corev1ac.EnvFromSourceApplyConfiguration
-		if err := convert(app.Spec.EnvFrom, &envFrom); err != nil {
-			return nil, fmt.Errorf("spec.envFrom: %w", err)
-		}
-		c.WithEnvFrom(envFrom...)
-	}
-	if r := app.Spec.Resources; len(r.Limits) > 0 || len(r.Requests) > 0 {
-		resources := corev1ac.ResourceRequirements()
-		if err := convert(r, resources); err != nil {
-			return nil, fmt.Errorf("spec.resources: %w", err)
-		}
-		c.WithResources(resources)
-	}
-	if hc := app.Spec.HealthCheck; hc != nil {
-		c.WithReadinessProbe(probe(hc).WithPeriodSeconds(5).WithFailureThreshold(3))
-		// Liveness waits longer and tolerates more failures than readiness: a slow app should be
-		// taken out of the Service long before it is restarted.
-		c.WithLivenessProbe(probe(hc).WithInitialDelaySeconds(10).WithPeriodSeconds(10).WithFailureThreshold(6))
-	}
-	return c, nil
-}
-
-func probe(hc *webappv1.HealthCheck) *corev1ac.ProbeApplyConfiguration {
-	port := intstr.FromString(PortName)
-	if hc.Port != nil {
-		port = intstr.FromInt32(*hc.Port)
-	}
-	return corev1ac.Probe().WithHTTPGet(corev1ac.HTTPGetAction().WithPath(hc.Path).WithPort(port))
-}
-
-func containerPort(app *webappv1.WebApp) int32 {
-	if app.Spec.Port == 0 {
-		return 8080
-	}
-	return app.Spec.Port
 }
 
 // deploymentHealth reads the Deployment's status the way `kubectl rollout status` does.

@@ -1,6 +1,7 @@
 package resources
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -149,4 +150,60 @@ func checkLabels(t *testing.T, l map[string]string) {
 			t.Fatalf("label %q value %q: %v", k, v, errs)
 		}
 	}
+}
+
+// FuzzPodSecurity renders any WebApp spec that decodes, admissible or not, and checks that no
+// field can take a pod out of the restricted Pod Security level except runAsUser 0, which only
+// drops runAsNonRoot: no privilege, escalation, added capability, host namespace, host path or
+// host port, and no service-account token unless asked for.
+func FuzzPodSecurity(f *testing.F) {
+	for _, seed := range []string{
+		`{"image":"nginx"}`,
+		`{"image":"x","security":{"runAsUser":0,"readOnlyRootFilesystem":true},"automountServiceAccountToken":true}`,
+		`{"image":"x","sidecars":[{"name":"s","image":"y"}],"initContainers":[{"name":"i","image":"z"}],` +
+			`"volumes":[{"name":"v","mountPath":"/v","emptyDir":{}}],"ports":[{"name":"m","containerPort":9090,"servicePort":9090}]}`,
+		`{"image":"x","securityContext":{"privileged":true},"hostNetwork":true,"volumes":[{"name":"h","mountPath":"/h","hostPath":{"path":"/"}}]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		app := newApp(nil)
+		if err := json.Unmarshal(data, &app.Spec); err != nil {
+			t.Skip()
+		}
+		ac, err := renderDeployment(app)
+		if err != nil {
+			return // only a WebApp that admission refuses fails to render (a volume without a source)
+		}
+		d := typed[appsv1.Deployment](t, ac)
+		pod := d.Spec.Template.Spec
+		root := app.Spec.Security != nil && ptr.Deref(app.Spec.Security.RunAsUser, -1) == 0
+		if sc := pod.SecurityContext; sc == nil || sc.SeccompProfile == nil || sc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault ||
+			ptr.Deref(sc.RunAsNonRoot, false) == root {
+			t.Fatalf("pod security context %+v (root asked: %v)", sc, root)
+		}
+		if pod.HostNetwork || pod.HostPID || pod.HostIPC || pod.HostUsers != nil {
+			t.Fatal("a host namespace")
+		}
+		for _, v := range pod.Volumes {
+			if v.HostPath != nil {
+				t.Fatalf("host path volume %s", v.Name)
+			}
+		}
+		if ptr.Deref(pod.AutomountServiceAccountToken, true) != ptr.Deref(app.Spec.AutomountServiceAccountToken, false) {
+			t.Fatal("service-account token not as asked")
+		}
+		for _, c := range append(pod.InitContainers, pod.Containers...) {
+			sc := c.SecurityContext
+			if sc == nil || ptr.Deref(sc.AllowPrivilegeEscalation, true) || sc.Privileged != nil || sc.Capabilities == nil ||
+				len(sc.Capabilities.Add) > 0 || len(sc.Capabilities.Drop) != 1 || sc.Capabilities.Drop[0] != "ALL" {
+				t.Fatalf("container %s: security context %+v", c.Name, sc)
+			}
+			for _, p := range c.Ports {
+				if p.HostPort != 0 {
+					t.Fatalf("container %s: host port", c.Name)
+				}
+			}
+		}
+	})
 }

@@ -32,13 +32,25 @@ func renderService(app *webappv1.WebApp) (*corev1ac.ServiceApplyConfiguration, e
 	if svcType := serviceType(app); svcType != corev1.ServiceTypeClusterIP && app.Spec.Service.NodePort != nil {
 		port.WithNodePort(*app.Spec.Service.NodePort)
 	}
+	spec := corev1ac.ServiceSpec().
+		WithType(serviceType(app)).
+		WithSelector(SelectorLabels(app)).
+		WithPorts(port)
+	// Extra container ports that ask for it, under their own name; a NodePort or LoadBalancer
+	// Service gets a node port assigned for each.
+	for _, p := range app.Spec.Ports {
+		if p.ServicePort != nil {
+			spec.WithPorts(corev1ac.ServicePort().
+				WithName(p.Name).
+				WithProtocol(protocol(p.Protocol)).
+				WithPort(*p.ServicePort).
+				WithTargetPort(intstr.FromString(p.Name)))
+		}
+	}
 	return corev1ac.Service(app.Name, app.Namespace).
 		WithLabels(objectLabels(app)).
 		WithOwnerReferences(ownerReference(app)).
-		WithSpec(corev1ac.ServiceSpec().
-			WithType(serviceType(app)).
-			WithSelector(SelectorLabels(app)).
-			WithPorts(port)), nil
+		WithSpec(spec), nil
 }
 
 // URL is the in-cluster address of app's Service.

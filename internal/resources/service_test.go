@@ -52,3 +52,18 @@ func TestService(t *testing.T) {
 		})
 	}
 }
+
+func TestServiceExposesTheExtraPortsThatAskForIt(t *testing.T) {
+	s := service(t, newApp(func(a *webappv1.WebApp) {
+		a.Spec.Ports = []webappv1.ContainerPort{
+			{Name: "metrics", ContainerPort: 9090, ServicePort: ptr.To[int32](9090)},
+			{Name: "admin", ContainerPort: 9091},
+			{Name: "dns", ContainerPort: 5353, Protocol: "UDP", ServicePort: ptr.To[int32](53)},
+		}
+	}))
+	expect(t, "ports", s.Spec.Ports, []corev1.ServicePort{
+		{Name: PortName, Protocol: corev1.ProtocolTCP, Port: 80, TargetPort: intstr.FromString(PortName)},
+		{Name: "metrics", Protocol: corev1.ProtocolTCP, Port: 9090, TargetPort: intstr.FromString("metrics")},
+		{Name: "dns", Protocol: corev1.ProtocolUDP, Port: 53, TargetPort: intstr.FromString("dns")},
+	})
+}

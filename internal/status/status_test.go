@@ -249,6 +249,16 @@ func TestPodIssue(t *testing.T) {
 		{"image pull", []corev1.Pod{healthy, pod("b", waiting("ImagePullBackOff", `Back-off pulling image "x:nope"`))},
 			`pod b: ImagePullBackOff: Back-off pulling image "x:nope"`},
 		{"crash loop", []corev1.Pod{pod("c", waiting("CrashLoopBackOff", "back-off 10s"))}, "pod c: CrashLoopBackOff: back-off 10s"},
+		{"an image that runs as root", []corev1.Pod{pod("r", waiting("CreateContainerConfigError",
+			`container has runAsNonRoot and image will run as root (pod: "r", container: app)`))},
+			`pod r: CreateContainerConfigError: container has runAsNonRoot and image will run as root (pod: "r", container: app)` +
+				" (the image runs as root, or as a user name rather than a UID: WebApp pods run as non-root; " +
+				"use an image with a numeric non-root USER, or set spec.security.runAsUser to a UID the image can run as)"},
+		{"a failing init container or sidecar", []corev1.Pod{pod("s", func(p *corev1.Pod) {
+			p.Status.InitContainerStatuses = []corev1.ContainerStatus{{Name: "proxy",
+				State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: "nope"}}}}
+			waiting("PodInitializing", "")(p)
+		})}, "pod s: container proxy: ImagePullBackOff: nope"},
 		{"unschedulable", []corev1.Pod{pod("d", func(p *corev1.Pod) {
 			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
 				Reason: corev1.PodReasonUnschedulable, Message: "0/1 nodes are available: 1 Insufficient cpu."}}

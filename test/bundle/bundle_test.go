@@ -160,7 +160,8 @@ func TestEveryFieldHasADescriptor(t *testing.T) {
 	crd := &apiextensionsv1.CustomResourceDefinition{}
 	must(t, yaml.Unmarshal(data, crd))
 	props := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties
-	wantSpec := fieldPaths(props["spec"], "healthCheck", "service")
+	wantSpec := fieldPaths(props["spec"],
+		"healthCheck", "service", "security", "probes", "lifecycle", "strategy", "scheduling")
 	wantStatus := fieldPaths(props["status"])
 
 	owned := loadCSV(t).Spec.CustomResourceDefinitions.Owned

@@ -3,6 +3,9 @@
 // apart. The version comes from -version, else $VERSION, else the value linked in with
 // -ldflags "-X main.version=v2" (how `make demo-images` gives each tag its own answer).
 // /lookup?host=NAME answers with NAME's addresses as the pod resolves them (cluster DNS).
+// /files/NAME serves the files of -files (a mounted ConfigMap, say); /env/NAME the value of an
+// environment variable listed in -expose-env (one set from a Secret, say); /ready is a readiness
+// endpoint apart from /healthz.
 package main
 
 import (
@@ -25,6 +28,8 @@ var version = "dev"
 func main() {
 	addr := flag.String("listen", ":8080", "address to serve on")
 	v := flag.String("version", "", "version to report (default $VERSION, else the linked-in version)")
+	files := flag.String("files", "", "directory to serve under /files/")
+	exposeEnv := flag.String("expose-env", "", "comma-separated environment variables to serve under /env/")
 	flag.Parse()
 	switch {
 	case *v != "":
@@ -40,6 +45,15 @@ func main() {
 		_, _ = fmt.Fprintf(w, "hello from %s\n", version)
 	})
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { _, _ = fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("/ready", func(w http.ResponseWriter, r *http.Request) { _, _ = fmt.Fprintln(w, "ready") })
+	if *files != "" {
+		mux.Handle("/files/", http.StripPrefix("/files/", http.FileServer(http.Dir(*files))))
+	}
+	for _, name := range strings.Split(*exposeEnv, ",") {
+		if name != "" {
+			mux.HandleFunc("/env/"+name, func(w http.ResponseWriter, r *http.Request) { _, _ = fmt.Fprint(w, os.Getenv(name)) })
+		}
+	}
 	// /lookup?host=NAME resolves NAME from inside the pod: it shows that cluster DNS works.
 	mux.HandleFunc("/lookup", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)

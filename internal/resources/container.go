@@ -1,0 +1,127 @@
+package resources
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/utils/ptr"
+
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+)
+
+const (
+	// ContainerName is the name of the app's container; sidecars and init containers have their own.
+	ContainerName = "app"
+	// PortName names the main container port; the Service and the probes target it by name.
+	PortName = "http"
+)
+
+// mainContainer renders the container that serves the WebApp.
+func mainContainer(app *webappv1.WebApp) (*corev1ac.ContainerApplyConfiguration, error) {
+	c := corev1ac.Container().
+		WithName(ContainerName).
+		WithImage(app.Spec.Image).
+		WithCommand(app.Spec.Command...).
+		WithArgs(app.Spec.Args...).
+		WithPorts(corev1ac.ContainerPort().
+			WithName(PortName).
+			WithContainerPort(containerPort(app)).
+			WithProtocol(corev1.ProtocolTCP))
+	for _, p := range app.Spec.Ports {
+		c.WithPorts(corev1ac.ContainerPort().
+			WithName(p.Name).
+			WithContainerPort(p.ContainerPort).
+			WithProtocol(protocol(p.Protocol)))
+	}
+	if err := withEnvAndResources(c, app.Spec.Env, app.Spec.EnvFrom, app.Spec.Resources, "spec"); err != nil {
+		return nil, err
+	}
+	for _, v := range app.Spec.Volumes {
+		m := corev1ac.VolumeMount().WithName(v.Name).WithMountPath(v.MountPath)
+		if v.SubPath != "" {
+			m.WithSubPath(v.SubPath)
+		}
+		if v.ReadOnly {
+			m.WithReadOnly(true)
+		}
+		c.WithVolumeMounts(m)
+	}
+	probes(c, app)
+	if l := app.Spec.Lifecycle; l != nil && l.PreStop != nil {
+		c.WithLifecycle(corev1ac.Lifecycle().WithPreStop(handler(l.PreStop)))
+	}
+	return c.WithSecurityContext(containerSecurityContext(app.Spec.Security)), nil
+}
+
+// sideContainer renders a sidecar or an init container, under the same security defaults as the app.
+func sideContainer(app *webappv1.WebApp, s *webappv1.Container, path string) (*corev1ac.ContainerApplyConfiguration, error) {
+	c := corev1ac.Container().
+		WithName(s.Name).
+		WithImage(s.Image).
+		WithCommand(s.Command...).
+		WithArgs(s.Args...)
+	if err := withEnvAndResources(c, s.Env, nil, s.Resources, path); err != nil {
+		return nil, err
+	}
+	for _, m := range s.VolumeMounts {
+		mount := corev1ac.VolumeMount().WithName(m.Name).WithMountPath(m.MountPath)
+		if m.ReadOnly {
+			mount.WithReadOnly(true)
+		}
+		c.WithVolumeMounts(mount)
+	}
+	return c.WithSecurityContext(containerSecurityContext(app.Spec.Security)), nil
+}
+
+// withEnvAndResources copies env, envFrom and resources: our types share core/v1's JSON shape.
+func withEnvAndResources(c *corev1ac.ContainerApplyConfiguration, env []webappv1.EnvVar, envFrom []webappv1.EnvFromSource,
+	r webappv1.ResourceRequirements, path string) error {
+	if len(env) > 0 {
+		var out []*corev1ac.EnvVarApplyConfiguration
+		if err := convert(env, &out); err != nil {
+			return fmt.Errorf("%s.env: %w", path, err)
+		}
+		c.WithEnv(out...)
+	}
+	if len(envFrom) > 0 {
+		var out []*corev1ac.EnvFromSourceApplyConfiguration
+		if err := convert(envFrom, &out); err != nil {
+			return fmt.Errorf("%s.envFrom: %w", path, err)
+		}
+		c.WithEnvFrom(out...)
+	}
+	if len(r.Limits) > 0 || len(r.Requests) > 0 {
+		out := corev1ac.ResourceRequirements()
+		if err := convert(r, out); err != nil {
+			return fmt.Errorf("%s.resources: %w", path, err)
+		}
+		c.WithResources(out)
+	}
+	return nil
+}
+
+// containerSecurityContext is the restricted level's part that lives on each container.
+func containerSecurityContext(s *webappv1.Security) *corev1ac.SecurityContextApplyConfiguration {
+	sc := corev1ac.SecurityContext().
+		WithAllowPrivilegeEscalation(false).
+		WithCapabilities(corev1ac.Capabilities().WithDrop("ALL"))
+	if s != nil && ptr.Deref(s.ReadOnlyRootFilesystem, false) {
+		sc.WithReadOnlyRootFilesystem(true)
+	}
+	return sc
+}
+
+func containerPort(app *webappv1.WebApp) int32 {
+	if app.Spec.Port == 0 {
+		return 8080
+	}
+	return app.Spec.Port
+}
+
+func protocol(p string) corev1.Protocol {
+	if p == "" {
+		return corev1.ProtocolTCP
+	}
+	return corev1.Protocol(p)
+}
