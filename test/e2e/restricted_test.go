@@ -76,7 +76,7 @@ var _ = Describe("A real web app in a restricted namespace", Ordered, func() {
 			code, body, err := get(shopURL(ns) + "/")
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(code).To(Equal(200))
-			g.Expect(body).To(Equal("hello from " + version + "\n"))
+			g.Expect(body).To(Equal("hello from " + version))
 		}).Should(Succeed())
 	}
 
