@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -8,12 +9,18 @@ import (
 	"time"
 )
 
-const auditLines = `{"verb":"patch","userAgent":"manager/v0.0.0 (linux/amd64) kubernetes/$Format","objectRef":{"resource":"deployments"},"responseStatus":{"code":201},"requestReceivedTimestamp":"2026-12-01T10:00:01.000000Z"}
-{"verb":"patch","userAgent":"manager/v0.0.0","objectRef":{"resource":"webapps","subresource":"status"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-12-01T10:00:02.000000Z"}
-{"verb":"patch","userAgent":"manager/v0.0.0","objectRef":{"resource":"services"},"responseStatus":{"code":409},"requestReceivedTimestamp":"2026-12-01T10:00:03.000000Z"}
-{"verb":"create","userAgent":"bench/v0.0.0","objectRef":{"resource":"webapps"},"responseStatus":{"code":201},"requestReceivedTimestamp":"2026-12-01T10:00:03.500000Z"}
-{"verb":"patch","userAgent":"manager/v0.0.0","objectRef":{"resource":"deployments"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-12-01T10:00:09.000000Z"}
-`
+// auditLine is one audit event as the API server writes it, with the fields the breakdown reads.
+func auditLine(verb, userAgent, resource, sub string, code int, at string) string {
+	return fmt.Sprintf(`{"verb":%q,"userAgent":%q,"objectRef":{"resource":%q,"subresource":%q},`+
+		`"responseStatus":{"code":%d},"requestReceivedTimestamp":"2026-12-01T10:00:%sZ"}`+"\n",
+		verb, userAgent, resource, sub, code, at)
+}
+
+var auditLines = auditLine("patch", "manager/v0.0.0 (linux/amd64) kubernetes/$Format", "deployments", "", 201, "01.0") +
+	auditLine("patch", "manager/v0.0.0", "webapps", "status", 200, "02.0") +
+	auditLine("patch", "manager/v0.0.0", "services", "", 409, "03.0") +
+	auditLine("create", "bench/v0.0.0", "webapps", "", 201, "03.5") +
+	auditLine("patch", "manager/v0.0.0", "deployments", "", 200, "09.0")
 
 func TestAuditLogBreakdown(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "audit.log")
@@ -38,7 +45,8 @@ func TestAuditLogBreakdown(t *testing.T) {
 	}
 	_, _ = f.WriteString(auditLines[split:])
 	_ = f.Close()
-	if got, err = a.between(at(5), at(10)); err != nil || !reflect.DeepEqual(got, map[string]float64{"patch deployments": 1}) {
+	got, err = a.between(at(5), at(10))
+	if err != nil || !reflect.DeepEqual(got, map[string]float64{"patch deployments": 1}) {
 		t.Fatalf("between(5s, 10s) = %v, %v", got, err)
 	}
 	if got := sortedReasons(map[string]float64{"b": 1, "a": 1, "c": 5}); !reflect.DeepEqual(got, []string{"c", "a", "b"}) {
