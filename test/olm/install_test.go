@@ -32,7 +32,10 @@ func runBundle() {
 	var wa *webappv1.WebApp
 
 	BeforeAll(func() {
-		ns = newNamespace("olm-run-bundle")
+		// Not restricted: the registry pod that operator-sdk run bundle creates for a file-based catalog
+		// leaves its init container without a restricted securityContext, even with
+		// --security-context-config=restricted (operator-sdk issue 7039, open at the version we pin).
+		ns = newNamespace("olm-run-bundle", false)
 		dumpOnFailure(ns)
 	})
 
@@ -70,7 +73,7 @@ func subscription() {
 	catalog := &operatorsv1alpha1.CatalogSource{}
 
 	BeforeAll(func() {
-		ns = newNamespace("olm-subscription")
+		ns = newNamespace("olm-subscription", true)
 		dumpOnFailure(ns)
 	})
 
@@ -78,7 +81,8 @@ func subscription() {
 		*catalog = operatorsv1alpha1.CatalogSource{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "webapp-operator-catalog"},
 			Spec: operatorsv1alpha1.CatalogSourceSpec{SourceType: operatorsv1alpha1.SourceTypeGrpc, Image: catalogV1,
-				DisplayName: "webapp-operator", Publisher: "webapp-operator"},
+				DisplayName: "webapp-operator", Publisher: "webapp-operator",
+				GrpcPodConfig: &operatorsv1alpha1.GrpcPodConfig{SecurityContextConfig: operatorsv1alpha1.Restricted}},
 		}
 		Expect(k8s.Create(ctx, catalog)).To(Succeed())
 		expectCatalogReady(catalog)
@@ -117,6 +121,14 @@ func subscription() {
 		BeforeAll(func() {
 			config = scorecardConfig(filepath.Join(GinkgoT().TempDir(), "config.yaml"), "--image="+demoImageBase+":v1")
 			createScorecardAccount(ns)
+			// Scorecard's own pods run its untar image as the image's user; the busybox that the local
+			// registry serves runs as root, which the restricted level refuses (--pod-security=restricted
+			// sets runAsNonRoot). The operator and the WebApps were installed and upgraded under
+			// restricted above; the test pods run under baseline.
+			namespace := &corev1.Namespace{}
+			Expect(k8s.Get(ctx, client.ObjectKey{Name: ns}, namespace)).To(Succeed())
+			namespace.Labels["pod-security.kubernetes.io/enforce"] = "baseline"
+			Expect(k8s.Update(ctx, namespace)).To(Succeed())
 		})
 
 		It("passes the six built-in tests and webapp-operator's own sample-becomes-ready", func() {

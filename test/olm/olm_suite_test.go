@@ -90,10 +90,17 @@ var _ = AfterSuite(func() {
 	}
 })
 
-// newNamespace creates a namespace for one spec and waits for its default ServiceAccount.
-func newNamespace(prefix string) string {
+// newNamespace creates a namespace for one spec and waits for its default ServiceAccount. A restricted
+// one enforces the restricted Pod Security level, as OpenShift and hardened clusters do: the operator,
+// the WebApps' pods and OLM's own pods for the install (catalog, bundle unpacking, scorecard) must all
+// meet it.
+func newNamespace(prefix string, restricted bool) string {
 	ns := prefix + "-" + rand.String(5)
-	Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	labels := map[string]string{"pod-security.kubernetes.io/warn": "restricted"}
+	if restricted {
+		labels["pod-security.kubernetes.io/enforce"] = "restricted"
+	}
+	Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: labels}})).To(Succeed())
 	Eventually(func() error {
 		return k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, &corev1.ServiceAccount{})
 	}).Should(Succeed())
