@@ -28,7 +28,11 @@ kubectl get webapp demo
 kubectl get deploy,svc,pods -l app.kubernetes.io/instance=demo -o wide
 ip=$(kubectl get svc demo -o jsonpath='{.spec.clusterIP}')
 log "GET http://$ip/ (the Service, from the node's network namespace $LOCAL_CLUSTER_NETNS)"
-nsenter --net="/run/netns/$LOCAL_CLUSTER_NETNS" curl -sf --max-time 5 "http://$ip/"
+# Ready is about the pods; kube-proxy programs a new Service a moment later, and after a suite that
+# deleted the CRD (test-olm's cleanup) the garbage collector may still be removing the pods of an
+# earlier demo that the new Deployment briefly counted. So the first answer is waited for, bounded.
+wait_for "the Service answering" 60 innet curl -sf --max-time 5 "http://$ip/"
+innet curl -sf --max-time 5 "http://$ip/"
 log "GET http://$ip/lookup?host=demo.default.svc.cluster.local (CoreDNS, resolved inside a pod)"
-nsenter --net="/run/netns/$LOCAL_CLUSTER_NETNS" curl -sf --max-time 5 "http://$ip/lookup?host=demo.default.svc.cluster.local"
+innet curl -sf --max-time 5 "http://$ip/lookup?host=demo.default.svc.cluster.local"
 log "done. Try: eval \"\$(hack/local-cluster.sh env)\"; kubectl scale webapp demo --replicas 3; make cluster-down"
