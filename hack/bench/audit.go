@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -112,9 +113,9 @@ func (a *auditLog) catchUp() error {
 	}
 	a.offset += int64(len(data))
 	data = append(a.partial, data...)
-	last := strings.LastIndexByte(string(data), '\n')
+	last := bytes.LastIndexByte(data, '\n')
 	a.partial = append([]byte(nil), data[last+1:]...)
-	sc := bufio.NewScanner(strings.NewReader(string(data[:last+1])))
+	sc := bufio.NewScanner(bytes.NewReader(data[:last+1]))
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
 		var e auditEvent
