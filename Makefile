@@ -23,10 +23,16 @@ IMAGE_TAG_BASE ?= ghcr.io/webapp-operator/webapp-operator
 BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
 BUNDLE_GEN_FLAGS ?= -q --overwrite=false --version $(VERSION) $(BUNDLE_METADATA_OPTS)
 IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
+# The platforms of the manager image (one index); the CSV's operatorframework.io/arch labels must list
+# the same architectures (`make image-check` fails otherwise).
+PLATFORMS ?= linux/amd64 linux/arm64
+MANAGER_BINARIES := $(foreach p,$(PLATFORMS),bin/manager-$(subst /,-,$(p)))
 # The image of webapp-operator's own scorecard test (test/scorecard), named in the bundle's scorecard config.
 SCORECARD_IMG ?= $(IMAGE_TAG_BASE)-scorecard:v$(VERSION)
 
 CONTAINER_TOOL ?= docker
+comma := ,
+space := $(subst ,, )
 SHELL = /usr/bin/env bash -o pipefail
 .SHELLFLAGS = -ec
 
@@ -133,10 +139,20 @@ docker-build: ## Build the manager image with a container engine.
 docker-push: ## Push the manager image.
 	$(CONTAINER_TOOL) push ${IMG}
 
+.PHONY: manager-binaries
+manager-binaries: ## Cross-compile the static manager for each of PLATFORMS: bin/manager-<os>-<arch>.
+	@for p in $(PLATFORMS); do \
+		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} go build -trimpath -buildvcs=false \
+			-ldflags "-s -w -X main.version=v$(VERSION)" -o bin/manager-$${p%/*}-$${p#*/} ./cmd || exit 1; \
+	done
+
 .PHONY: image-tarball
-image-tarball: ## Build the manager image without a daemon: bin/manager-image.tar (OCI layout; reproducible digest).
-	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -buildvcs=false -ldflags "-s -w" -o bin/manager-linux-amd64 cmd/main.go
-	go run ./hack/mkimage manager -binary bin/manager-linux-amd64 -tag $(IMG) -out bin/manager-image.tar
+image-tarball: manager-binaries ## Build the manager image for PLATFORMS without a daemon: bin/manager-image.tar (OCI index; reproducible digest).
+	go run ./hack/mkimage manager $(addprefix -binary ,$(MANAGER_BINARIES)) -tag $(IMG) -out bin/manager-image.tar
+
+.PHONY: image-check
+image-check: ## Fail unless each image in bin/manager-image.tar runs a binary of its platform, for the CSV's architectures.
+	go run ./hack/mkimage check -csv $(CSV_FILE) bin/manager-image.tar
 
 .PHONY: build-installer
 build-installer: manifests generate kustomize ## Generate dist/install.yaml with the CRDs and the deployment.
@@ -212,9 +228,27 @@ verify-bundle: bundle ## Fail when the committed bundle differs from what `make 
 scorecard-local: scorecard-test ## Run the six built-in scorecard tests on bundle/ without a cluster; prints a table.
 	go run ./hack/scorecard-local -bundle $(BUNDLE_DIR) -scorecard-test $(SCORECARD_TEST)
 
+# bundle-pinned: what a release ships. The committed bundle/ names the manager by tag (IMG), which
+# reads well in review; the bundle image names it by digest, so what OLM runs is exactly what was built
+# and tested. The digest is computed offline from bin/manager-image.tar (reproducible, so the same on
+# every build of a commit), or given as IMG_DIGEST when the image was pushed from elsewhere.
+PINNED_DIR ?= bin/bundle-pinned
+IMG_DIGEST ?=
+
+.PHONY: bundle-pinned
+bundle-pinned: operator-sdk ## Copy bundle/ to PINNED_DIR with the manager image referenced by digest, and validate it.
+	@[ -n "$(IMG_DIGEST)" ] || $(MAKE) -s image-tarball >/dev/null
+	@digest=$(or $(IMG_DIGEST),$$(go run ./hack/mkimage digest bin/manager-image.tar)) && img='$(IMG)' && \
+		rm -rf $(PINNED_DIR) && cp -r $(BUNDLE_DIR) $(PINNED_DIR) && \
+		sed -i "s|$$img|$${img%:*}@$$digest|g" $(PINNED_DIR)/manifests/*.clusterserviceversion.yaml && \
+		! grep -n "$$img" $(PINNED_DIR)/manifests/*.clusterserviceversion.yaml && \
+		echo "$(PINNED_DIR): $${img%:*}@$$digest"
+	$(OPERATOR_SDK) bundle validate $(abspath $(PINNED_DIR)) --select-optional suite=operatorframework
+
 .PHONY: bundle-tarball
-bundle-tarball: ## Build the bundle image without a daemon: bin/bundle-image.tar (OCI layout; reproducible digest).
-	go run ./hack/mkimage bundle -dir $(BUNDLE_DIR) -dockerfile bundle.Dockerfile -tag $(BUNDLE_IMG) -out bin/bundle-image.tar
+bundle-tarball: bundle-pinned ## Build the bundle image (manager by digest) without a daemon: bin/bundle-image.tar (OCI index; reproducible).
+	go run ./hack/mkimage bundle -dir $(PINNED_DIR) -dockerfile bundle.Dockerfile -tag $(BUNDLE_IMG) \
+		-platforms $(subst $(space),$(comma),$(PLATFORMS)) -out bin/bundle-image.tar
 
 .PHONY: bundle-build
 bundle-build: ## Build the bundle image with a container engine.

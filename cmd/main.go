@@ -37,6 +37,9 @@ import (
 	"github.com/webapp-operator/webapp-operator/internal/operator"
 )
 
+// version is the operator's release (v0.1.0), set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
 func main() {
 	var (
 		metricsAddr, probeAddr, leaderNS   string
@@ -107,7 +110,7 @@ func main() {
 		log.Error(err, "unable to set up the manager")
 		os.Exit(1)
 	}
-	log.Info("starting manager", "namespaces", namespaces,
+	log.Info("starting manager", "version", version, "namespaces", namespaces,
 		"maxConcurrentReconciles", maxConcurrent, "qps", qps, "burst", burst)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "manager stopped with an error")

@@ -135,26 +135,30 @@ images() {
   push_ rootfs -dir "$w/wsc" -entrypoint '["/usr/local/bin/webapp-scorecard"]' -user 1001 \
     -env PATH=/usr/local/bin:/bin -tag "$WEBAPP_SCORECARD_IMG"
 
-  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$w/manager" ./cmd
-  local v t
+  local v t digest
   for t in v1 v2; do
     CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$t" -o "$w/demoapp" ./test/demoapp
     push_ binary -binary "$w/demoapp" -name demoapp -tag "$DEMO_IMG_BASE:$t"
   done
+  # each version is its own build (it prints its version), as a release's would be: the multi-arch
+  # index of `make image-tarball`, and a bundle that names it by digest (`make bundle-pinned`)
   for v in $VERSIONS; do
-    push_ manager -binary "$w/manager" -tag "$OPERATOR_IMG_BASE:v$v"
-    bundle_dir "$v" "$w/bundle-$v"
-    push_ bundle -dir "$w/bundle-$v/bundle" -dockerfile "$w/bundle-$v/bundle.Dockerfile" -tag "$BUNDLE_IMG_BASE:v$v"
+    make -s manager-binaries VERSION="$v"
+    digest=$(innet bin/mkimage manager $(printf -- '-binary %s ' bin/manager-linux-*) -tag "$OPERATOR_IMG_BASE:v$v" -push | cut -f2)
+    log "pushed $OPERATOR_IMG_BASE:v$v ($digest)"
+    bundle_dir "$v" "$w/bundle-$v" "$digest"
+    push_ bundle -dir "$w/bundle-$v/pinned" -dockerfile "$w/bundle-$v/bundle.Dockerfile" -tag "$BUNDLE_IMG_BASE:v$v"
   done
   # tags are reused from run to run: make the node pull what was just pushed
   hack/local-cluster.sh forget-images "${pushed[@]}"
 }
 
-# bundle_dir VERSION DIR: `make bundle` for VERSION with the local images, in a copy of the project so
-# the working tree is left alone. Each version after the first replaces the one before it and skips
-# every version since the first (olm.skipRange), as docs/olm.md describes for releases.
+# bundle_dir VERSION DIR DIGEST: `make bundle` for VERSION with the local images, in a copy of the project
+# so the working tree is left alone, then `make bundle-pinned` into DIR/pinned with the operator image
+# named by DIGEST. Each version after the first replaces the one before it and skips every version
+# since the first (olm.skipRange), as docs/olm.md describes for releases.
 bundle_dir() {
-  local v=$1 d=$2 first prev=""
+  local v=$1 d=$2 digest=$3 first prev=""
   first=${VERSIONS%% *}
   for x in $VERSIONS; do [ "$x" = "$v" ] && break; prev=$x; done
   mkdir -p "$d"
@@ -163,6 +167,8 @@ bundle_dir() {
   make -s -C "$d" bundle VERSION="$v" IMG="$OPERATOR_IMG_BASE:v$v" SCORECARD_IMG="$WEBAPP_SCORECARD_IMG" \
     REPLACES="$prev" SKIP_RANGE_FROM="$([ -n "$prev" ] && echo "$first")" LOCALBIN="$REPO/bin" >/dev/null 2>"$d/bundle.log" ||
     { cat "$d/bundle.log" >&2; die "make bundle VERSION=$v failed"; }
+  make -s -C "$d" bundle-pinned IMG="$OPERATOR_IMG_BASE:v$v" IMG_DIGEST="$digest" PINNED_DIR="$d/pinned" \
+    LOCALBIN="$REPO/bin" >/dev/null 2>"$d/bundle.log" || { cat "$d/bundle.log" >&2; die "make bundle-pinned VERSION=$v failed"; }
 }
 
 # catalog-build IMAGE VERSION...: a file-based catalog of those bundles, served by the opm image
@@ -181,8 +187,12 @@ catalog_build() {
       if [ -n "$prev" ]; then printf "    replaces: webapp-operator.v%s\n    skipRange: '>=%s <%s'\n" "$prev" "$first" "$v"; fi
       prev=$v
     done
-    for v in "$@"; do printf -- '- schema: olm.bundle\n  image: %s:v%s\n' "$BUNDLE_IMG_BASE" "$v"; done
   } >"$w/template.yaml"
+  # the catalog names each bundle by digest, as a release catalog does: what was tested is what installs
+  go build -o bin/mkimage ./hack/mkimage
+  for v in "$@"; do
+    printf -- '- schema: olm.bundle\n  image: %s@%s\n' "$BUNDLE_IMG_BASE" "$(near "$BUNDLE_IMG_BASE" bin/mkimage digest "$BUNDLE_IMG_BASE:v$v")"
+  done >>"$w/template.yaml"
   rootfs "$w/root"
   cp "$OLM_BIN"/{opm,grpc_health_probe} "$w/root/bin/"
   mkdir -p "$w/root/configs/webapp-operator"
@@ -197,7 +207,6 @@ catalog_build() {
   "$OLM_BIN/opm" serve "$w/root/configs" --cache-dir="$w/root/tmp/cache" --cache-only >/dev/null 2>&1
   # owned by the user the image runs as: opm takes a lock file in it
   chown -R 1001:1001 "$w/root/tmp/cache"
-  go build -o bin/mkimage ./hack/mkimage
   near "$img" bin/mkimage rootfs -dir "$w/root" -entrypoint '["/bin/opm"]' -cmd '["serve","/configs","--cache-dir=/tmp/cache"]' \
     -user 1001 -env PATH=/bin -label operators.operatorframework.io.index.configs.v1=/configs -push -tag "$img" >/dev/null
   log "pushed catalog $img: webapp-operator $* on channel stable"
@@ -256,6 +265,12 @@ run_tests() {
   local v
   for v in $IMAGE_VARS; do export "$v"; done
   export CATALOG_V1_IMG=$CATALOG_IMG_BASE:v1 CATALOG_V2_IMG=$CATALOG_IMG_BASE:v2 BUNDLE_DIR=$REPO/bundle
+  # what each version's CSV runs: the operator image by digest (version=image, space-separated)
+  OPERATOR_IMGS=""
+  for v in $VERSIONS; do
+    OPERATOR_IMGS="$OPERATOR_IMGS $v=$OPERATOR_IMG_BASE@$(innet bin/mkimage digest "$OPERATOR_IMG_BASE:v$v")"
+  done
+  export OPERATOR_IMGS
   # operator-sdk reads the labels of --index-image over HTTPS only: the registry answers HTTPS too, with a
   # certificate of the cluster's CA (hack/registry)
   export SSL_CERT_FILE=${LOCAL_CLUSTER_CA:-$REPO/.cache/local-cluster/pki/ca.crt}

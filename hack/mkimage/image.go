@@ -34,16 +34,11 @@ type file struct {
 	gid  int
 }
 
-// managerImage packs the static manager binary as /manager, run as the non-root user 65532,
-// like the distroless static:nonroot base that the Dockerfile uses.
-func managerImage(binary []byte, labels map[string]string) (v1.Image, error) {
-	return binaryImage(binary, "manager", labels)
-}
-
-// binaryImage packs any static binary as /<name>, its entrypoint, run as the non-root user 65532 with
-// the same minimal /etc/passwd, /home/nonroot and /tmp as the manager image. It is what the local
-// cluster's pause image and the e2e demo app are made of.
-func binaryImage(binary []byte, name string, labels map[string]string) (v1.Image, error) {
+// binaryImage packs a static binary as /<name>, its entrypoint, run as the non-root user 65532 with
+// a minimal /etc/passwd, /home/nonroot and /tmp, like the distroless static:nonroot base that the
+// Dockerfile uses. The manager image is the binary named manager; the local cluster's pause image
+// and the e2e demo app are made the same way.
+func binaryImage(binary []byte, name string, labels map[string]string, p v1.Platform) (v1.Image, error) {
 	if name == "" || strings.ContainsAny(name, "/ \t\n") || name == "etc" || name == "home" || name == "tmp" {
 		return nil, fmt.Errorf("invalid binary name %q: want a plain file name", name)
 	}
@@ -64,12 +59,14 @@ func binaryImage(binary []byte, name string, labels map[string]string) (v1.Image
 		WorkingDir: "/",
 		Env:        []string{"PATH=/usr/local/bin:/usr/bin:/bin"},
 		Labels:     labels,
-	})
+	}, p)
 }
 
 // bundleImage packs an OLM bundle like bundle.Dockerfile does: FROM scratch, its LABELs, and
 // bundle/{manifests,metadata,tests/scorecard} copied to /manifests, /metadata, /tests/scorecard.
-func bundleImage(bundleDir, dockerfile string) (v1.Image, error) {
+// A bundle holds no binary, but OLM runs it as a container (its unpack Job copies the manifests out
+// with a binary of its own), so one image per platform, all of the same layer, lets every node pull it.
+func bundleImage(bundleDir, dockerfile string, platforms []v1.Platform) (artifact, error) {
 	labels, copies, err := parseBundleDockerfile(dockerfile)
 	if err != nil {
 		return nil, err
@@ -84,7 +81,15 @@ func bundleImage(bundleDir, dockerfile string) (v1.Image, error) {
 		}
 		files = append(files, dirFiles...)
 	}
-	return image([][]file{files}, v1.Config{Labels: labels})
+	images := make([]v1.Image, 0, len(platforms))
+	for _, p := range platforms {
+		img, err := image([][]file{files}, v1.Config{Labels: labels}, p)
+		if err != nil {
+			return nil, err
+		}
+		images = append(images, img)
+	}
+	return oneOrIndex(images)
 }
 
 // parseBundleDockerfile reads the LABEL and COPY lines of a generated bundle.Dockerfile.
@@ -118,10 +123,11 @@ func parseBundleDockerfile(path string) (map[string]string, [][2]string, error) 
 	return labels, copies, sc.Err()
 }
 
-// rootfsImage packs a directory as the image's root file system, with the given config. Symbolic links
+// rootfsImage packs a directory as the image's root file system, with the given config, for platform p
+// (the binaries in dir are the host's). Symbolic links
 // are kept (a busybox and its applets), executables get 0755, other files 0644, and owners are kept:
 // a non-root image may need to own some of its files (opm's catalog cache takes a lock file beside it).
-func rootfsImage(dir string, cfg v1.Config) (v1.Image, error) {
+func rootfsImage(dir string, cfg v1.Config, p v1.Platform) (v1.Image, error) {
 	files, err := readTree(dir, "")
 	if err != nil {
 		return nil, err
@@ -136,7 +142,7 @@ func rootfsImage(dir string, cfg v1.Config) (v1.Image, error) {
 			kept = append(kept, f)
 		}
 	}
-	return image([][]file{kept}, cfg)
+	return image([][]file{kept}, cfg, p)
 }
 
 // readOwners sets the owner of each file (listed by readTree(dir, "")) from the file system.
@@ -193,8 +199,8 @@ func readTree(dir, prefix string) ([]file, error) {
 	return files, err
 }
 
-// image assembles a linux/amd64 image from layers, with timestamps pinned to epoch.
-func image(layers [][]file, cfg v1.Config) (v1.Image, error) {
+// image assembles an image for platform p from layers, with timestamps pinned to epoch.
+func image(layers [][]file, cfg v1.Config, p v1.Platform) (v1.Image, error) {
 	img := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
 	for _, files := range layers {
 		data, err := layerTar(files)
@@ -217,7 +223,7 @@ func image(layers [][]file, cfg v1.Config) (v1.Image, error) {
 		return nil, err
 	}
 	cf = cf.DeepCopy()
-	cf.Architecture, cf.OS = "amd64", "linux"
+	cf.Architecture, cf.OS, cf.Variant = p.Architecture, p.OS, p.Variant
 	cf.Created = v1.Time{Time: epoch}
 	cf.Config = cfg
 	return mutate.ConfigFile(img, cf)

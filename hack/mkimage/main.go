@@ -2,11 +2,20 @@
 // as image tarballs: an OCI image layout (default) or a docker archive (-format docker), both of which
 // `ctr images import`, `docker load` and `podman load` accept:
 //
-//	mkimage manager -binary bin/manager -tag IMG -out bin/manager-image.tar
+//	mkimage manager -binary bin/manager-linux-amd64 -binary bin/manager-linux-arm64 -tag IMG -out bin/manager-image.tar
 //	mkimage bundle  -dir bundle -dockerfile bundle.Dockerfile -tag BUNDLE_IMG -out bin/bundle-image.tar
 //	mkimage binary  -binary bin/demoapp -name demoapp -tag localhost/demoapp:v1 -out bin/demoapp-v1.tar
 //	mkimage rootfs  -dir ROOT -entrypoint '["/bin/opm"]' -cmd '["serve","/configs"]' -user 1001 \
 //	                -label k=v -env K=V -tag 10.200.0.1:5000/opm:v1 -push
+//	mkimage digest  bin/manager-image.tar | 10.200.0.1:5000/webapp-operator-bundle:v0.1.0
+//	mkimage check   -csv bundle/manifests/webapp-operator.clusterserviceversion.yaml bin/manager-image.tar
+//
+// manager and binary take one -binary per platform: each image's platform is read from its binary's
+// ELF header, and several binaries make one OCI index (a multi-arch image). bundle makes an index of
+// one image per -platforms entry. digest prints the digest of an image tarball, or of a reference in
+// a registry (plain HTTP allowed). check verifies that every image of a tarball runs a binary built
+// for the platform it claims, and that the platforms are those a CSV's operatorframework.io/arch
+// labels support.
 //
 // rootfs packs a prepared directory as the whole file system (symbolic links kept), for the OLM, opm,
 // busybox and scorecard images of hack/olm.sh. With -push the image goes to the registry of -tag
@@ -36,13 +45,23 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: mkimage manager|bundle|binary [flags]")
+		fmt.Fprintln(os.Stderr, "usage: mkimage manager|bundle|binary|rootfs|digest|check [flags]")
 		os.Exit(2)
+	}
+	switch os.Args[1] {
+	case cmdDigest, cmdCheck:
+		if err := inspect(os.Args[1], os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "mkimage:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
 	tag := fs.String("tag", "", "image reference to record in the tarball, e.g. ghcr.io/org/webapp-operator:v0.1.0")
 	out := fs.String("out", "", "output tarball")
-	binary := fs.String("binary", "bin/manager", "manager, binary: the static binary to pack")
+	var binaries []string
+	fs.Var(listFlag{&binaries}, "binary", "manager, binary: a static binary to pack (repeatable: one per platform)")
+	platforms := fs.String("platforms", "linux/amd64,linux/arm64", "bundle: the platforms of the index")
 	binName := fs.String("name", "", "binary: its file name in the image, /<name> (default: the base name of -binary)")
 	dir := fs.String("dir", "bundle", "bundle: the bundle directory")
 	dockerfile := fs.String("dockerfile", "bundle.Dockerfile", "bundle: the generated bundle.Dockerfile")
@@ -62,29 +81,26 @@ func main() {
 		os.Exit(2)
 	}
 
-	var img v1.Image
+	var img artifact
 	var err error
 	switch os.Args[1] {
 	case "manager":
-		var data []byte
-		if data, err = os.ReadFile(*binary); err == nil {
-			img, err = managerImage(data, map[string]string{
-				"org.opencontainers.image.source": "https://github.com/webapp-operator/webapp-operator"})
-		}
+		img, err = binaryImages(binaries, "manager", map[string]string{
+			"org.opencontainers.image.source": "https://github.com/webapp-operator/webapp-operator"})
 	case "bundle":
-		img, err = bundleImage(*dir, *dockerfile)
+		var ps []v1.Platform
+		if ps, err = parsePlatforms(*platforms); err == nil {
+			img, err = bundleImage(*dir, *dockerfile, ps)
+		}
 	case "binary":
 		n := *binName
-		if n == "" {
-			n = filepath.Base(*binary)
+		if n == "" && len(binaries) > 0 {
+			n = filepath.Base(binaries[0])
 		}
-		var data []byte
-		if data, err = os.ReadFile(*binary); err == nil {
-			img, err = binaryImage(data, n, nil)
-		}
+		img, err = binaryImages(binaries, n, nil)
 	case "rootfs":
 		if cfg.Labels, err = keyValues(labels); err == nil {
-			img, err = rootfsImage(*dir, cfg)
+			img, err = rootfsImage(*dir, cfg, hostPlatform)
 		}
 	default:
 		err = fmt.Errorf("unknown image %q: want manager, bundle, binary or rootfs", os.Args[1])
@@ -100,7 +116,7 @@ func main() {
 	}
 }
 
-func write(img v1.Image, ref, out, format string) error {
+func write(img artifact, ref, out, format string) error {
 	tag, err := name.NewTag(ref)
 	if err != nil {
 		return err
@@ -109,7 +125,11 @@ func write(img v1.Image, ref, out, format string) error {
 	case "oci":
 		err = writeOCIArchive(img, tag, out)
 	case "docker":
-		err = tarball.WriteToFile(out, tag, img)
+		single, ok := img.(v1.Image)
+		if !ok {
+			return fmt.Errorf("a docker archive holds single-platform images: give one -binary, or -format oci")
+		}
+		err = tarball.WriteToFile(out, tag, single)
 	default:
 		err = fmt.Errorf("unknown format %q", format)
 	}
@@ -127,12 +147,19 @@ func write(img v1.Image, ref, out, format string) error {
 // pushImage pushes img to the registry its reference names, with the credentials of docker/podman
 // logins if there are any, plain HTTP allowed (the local cluster's registry). It prints the reference
 // and digest like write does.
-func pushImage(img v1.Image, ref string) error {
+func pushImage(img artifact, ref string) error {
 	tag, err := name.NewTag(ref, name.Insecure)
 	if err != nil {
 		return err
 	}
-	if err := remote.Write(tag, img, remote.WithAuthFromKeychain(authn.DefaultKeychain)); err != nil {
+	auth := remote.WithAuthFromKeychain(authn.DefaultKeychain)
+	switch a := img.(type) {
+	case v1.ImageIndex:
+		err = remote.WriteIndex(tag, a, auth)
+	case v1.Image:
+		err = remote.Write(tag, a, auth)
+	}
+	if err != nil {
 		return err
 	}
 	digest, err := img.Digest()

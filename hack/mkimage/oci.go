@@ -11,9 +11,10 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 )
 
-// writeOCIArchive writes img as an OCI image layout packed in a tar. The index entry carries the
-// image name in both annotations that importers read (containerd's and the OCI one).
-func writeOCIArchive(img v1.Image, tag name.Tag, out string) error {
+// writeOCIArchive writes img (an image or an index) as an OCI image layout packed in a tar. The
+// layout's entry carries the image name in both annotations that importers read (containerd's and
+// the OCI one).
+func writeOCIArchive(img artifact, tag name.Tag, out string) error {
 	dir, err := os.MkdirTemp("", "oci-layout-")
 	if err != nil {
 		return err
@@ -23,10 +24,17 @@ func writeOCIArchive(img v1.Image, tag name.Tag, out string) error {
 	if err != nil {
 		return err
 	}
-	if err := p.AppendImage(img, layout.WithAnnotations(map[string]string{
+	names := layout.WithAnnotations(map[string]string{
 		"io.containerd.image.name":          tag.Name(),
 		"org.opencontainers.image.ref.name": tag.TagStr(),
-	})); err != nil {
+	})
+	switch a := img.(type) {
+	case v1.ImageIndex:
+		err = p.AppendIndex(a, names)
+	case v1.Image:
+		err = p.AppendImage(a, names)
+	}
+	if err != nil {
 		return err
 	}
 	return tarDir(dir, out)

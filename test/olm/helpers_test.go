@@ -3,6 +3,7 @@ package olm
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -56,12 +57,25 @@ func upgradeKeepsServing(wa *webappv1.WebApp, version string, upgrade func()) {
 	expectNoFailedRequests(p)
 }
 
+// operatorImage is the image version's CSV names: its own build, by digest.
+func operatorImage(version string) string {
+	for _, vi := range strings.Fields(operatorImages) {
+		if v, img, _ := strings.Cut(vi, "="); v == version {
+			Expect(img).To(ContainSubstring("@sha256:"), "the bundle names the operator by digest")
+			return img
+		}
+	}
+	Fail("OPERATOR_IMGS names no image for " + version + ": " + operatorImages)
+	return ""
+}
+
 // expectOperatorImage waits until the operator Deployment OLM made runs version's image, rolled out.
 func expectOperatorImage(ns, version string) {
+	want := operatorImage(version)
 	Eventually(func(g Gomega) {
 		var d appsv1.Deployment
 		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "webapp-operator-controller-manager"}, &d)).To(Succeed())
-		g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(operatorImgBase + ":v" + version))
+		g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(want))
 		g.Expect(d.Status.ObservedGeneration).To(Equal(d.Generation))
 		g.Expect(d.Status.UpdatedReplicas).To(Equal(ptr.Deref(d.Spec.Replicas, 1)))
 		g.Expect(d.Status.AvailableReplicas).To(Equal(ptr.Deref(d.Spec.Replicas, 1)))

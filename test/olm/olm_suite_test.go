@@ -46,13 +46,14 @@ var (
 	opmImage        = framework.MustEnv("OPM_IMG")
 	busyboxImage    = framework.MustEnv("BUSYBOX_IMG")
 	bundleImageBase = framework.MustEnv("BUNDLE_IMG_BASE")
-	operatorImgBase = framework.MustEnv("OPERATOR_IMG_BASE")
-	demoImageBase   = framework.MustEnv("DEMO_IMG_BASE")
-	scorecardImage  = framework.MustEnv("SCORECARD_TEST_IMG")
-	ownTestImage    = framework.MustEnv("WEBAPP_SCORECARD_IMG")
-	catalogV1       = framework.MustEnv("CATALOG_V1_IMG") // webapp-operator 0.1.0
-	catalogV2       = framework.MustEnv("CATALOG_V2_IMG") // 0.1.0 and 0.2.0, which replaces it
-	bundleDir       = framework.EnvOr("BUNDLE_DIR", "../../bundle")
+	// each version's operator image, by digest: "0.1.0=REPO@sha256:... 0.2.0=REPO@sha256:..."
+	operatorImages = framework.MustEnv("OPERATOR_IMGS")
+	demoImageBase  = framework.MustEnv("DEMO_IMG_BASE")
+	scorecardImage = framework.MustEnv("SCORECARD_TEST_IMG")
+	ownTestImage   = framework.MustEnv("WEBAPP_SCORECARD_IMG")
+	catalogV1      = framework.MustEnv("CATALOG_V1_IMG") // webapp-operator 0.1.0
+	catalogV2      = framework.MustEnv("CATALOG_V2_IMG") // 0.1.0 and 0.2.0, which replaces it
+	bundleDir      = framework.EnvOr("BUNDLE_DIR", "../../bundle")
 )
 
 var (
@@ -70,7 +71,7 @@ func TestOLM(t *testing.T) {
 }
 
 var _ = BeforeSuite(func() {
-	Expect(framework.Missing(opmImage, busyboxImage, bundleImageBase, operatorImgBase, demoImageBase, scorecardImage,
+	Expect(framework.Missing(opmImage, busyboxImage, bundleImageBase, operatorImages, demoImageBase, scorecardImage,
 		ownTestImage, catalogV1, catalogV2)).To(BeEmpty(),
 		"run the suite with `make test-olm`, which sets the image variables")
 	ctx, cancel = context.WithCancel(context.Background())
