@@ -152,6 +152,33 @@ func TestCSVDeploymentIsRestricted(t *testing.T) {
 	}
 }
 
+// TestCSVMetadataForOperatorHubAndOpenShift checks what OperatorHub and the OpenShift console read
+// besides the install strategy (docs/openshift.md): the namespace the console suggests is the one
+// `make deploy` uses, and the platforms are declared for the console's filters (make image-check ties
+// them to the image).
+func TestCSVMetadataForOperatorHubAndOpenShift(t *testing.T) {
+	csv := loadCSV(t)
+	kustomization, err := os.ReadFile(filepath.Join("..", "..", "config", "default", "kustomization.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var k struct {
+		Namespace string `json:"namespace"`
+	}
+	if err := yaml.Unmarshal(kustomization, &k); err != nil || k.Namespace == "" {
+		t.Fatalf("config/default/kustomization.yaml: namespace %q (%v)", k.Namespace, err)
+	}
+	if got := csv.Annotations["operatorframework.io/suggested-namespace"]; got != k.Namespace {
+		t.Errorf("suggested-namespace %q, want %q (config/default's)", got, k.Namespace)
+	}
+	for _, l := range []string{"operatorframework.io/os.linux", "operatorframework.io/arch.amd64",
+		"operatorframework.io/arch.arm64"} {
+		if csv.Labels[l] != "supported" {
+			t.Errorf("label %s: %q, want supported", l, csv.Labels[l])
+		}
+	}
+}
+
 // TestEveryFieldHasADescriptor checks that the OLM console can render every spec and status field:
 // each top-level field, and each field of the operator's own nested types, has a descriptor.
 func TestEveryFieldHasADescriptor(t *testing.T) {
