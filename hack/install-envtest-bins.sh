@@ -11,7 +11,8 @@
 # Env:   WITH_KCM=1 also builds kube-controller-manager
 #        WITH_NODE=1 also builds kube-controller-manager, kube-scheduler, kube-proxy and kubelet (the
 #        node binaries of hack/local-cluster.sh), into the same folder so every clone shares one copy
-#        WITH_SCHED=1 also builds kube-controller-manager and kube-scheduler (the scale benchmark, hack/bench)
+#        WITH_SCHED=1 also builds kube-controller-manager and kube-scheduler (make test's scheduling specs,
+#        the scale benchmark)
 # Idempotent: returns at once when every binary is already there.
 set -euo pipefail
 LOG_PREFIX=envtest-bins

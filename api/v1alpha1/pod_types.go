@@ -430,8 +430,12 @@ type RolloutStrategy struct {
 	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty"`
 }
 
-// Scheduling says where the pods may run. Without it the pods carry no scheduling constraint of
-// their own and the scheduler's defaults apply.
+// Scheduling says where the pods may run. Without topologySpreadConstraints the pods carry none, so
+// kube-scheduler's default spread applies: replicas spread across nodes, and across zones on nodes
+// labelled topology.kubernetes.io/zone, as a preference that never leaves a pod pending. The operator
+// does not render that default itself, because explicit constraints behave differently: the
+// scheduler then ignores, when scoring, every node that lacks one of their keys, so on a cluster
+// without zone labels an explicit zone constraint would switch the spread off.
 type Scheduling struct {
 	// NodeSelector restricts the pods to nodes with these labels.
 	// +optional
@@ -452,9 +456,10 @@ type Scheduling struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Node Affinity",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	NodeAffinity *NodeAffinity `json:"nodeAffinity,omitempty"`
 
-	// TopologySpreadConstraints spread the replicas across nodes or zones, for apps that must
-	// survive the loss of one. Each spreads this WebApp's pods of one revision across the domains
-	// of topologyKey.
+	// TopologySpreadConstraints spread the replicas across nodes or zones more strictly than the
+	// default spread (see scheduling), for apps that must survive the loss of one. Each spreads this
+	// WebApp's pods of one revision across the domains of topologyKey. Once any is set, the
+	// scheduler's default spread no longer applies to the pods.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=8

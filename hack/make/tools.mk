@@ -39,8 +39,8 @@ scorecard-test: $(SCORECARD_TEST) ## Build operator-sdk's scorecard-test binary 
 helm: $(HELM) ## Build helm (hack/tools/operator-sdk), for hack/olm/render-manifests.sh only.
 
 .PHONY: envtest-assets
-envtest-assets: setup-envtest ## Build the envtest control plane (kube-apiserver, etcd, kube-controller-manager) from source (cached) and print its path.
-	@WITH_KCM=1 hack/install-envtest-bins.sh $(ENVTEST_DIR) >/dev/null
+envtest-assets: setup-envtest ## Build the envtest control plane (kube-apiserver, etcd, kube-controller-manager, kube-scheduler) from source (cached) and print its path.
+	@WITH_SCHED=1 hack/install-envtest-bins.sh $(ENVTEST_DIR) >/dev/null
 	@$(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(ENVTEST_DIR) -i -p path
 
 $(KUSTOMIZE): $(TOOLS_MOD) | $(LOCALBIN)

@@ -170,8 +170,9 @@ func keysToPaths(items []webappv1.KeyToPath) []*corev1ac.KeyToPathApplyConfigura
 }
 
 // schedule places the pods where the WebApp says. Without spec.scheduling the pod spec has no
-// scheduling fields at all, as before they existed: the scheduler's own defaults (which already
-// prefer spreading a ReplicaSet's pods across nodes) apply.
+// scheduling fields at all, as before they existed, and without topologySpreadConstraints no spread:
+// kube-scheduler's default spread (nodes, and zones where labelled) then applies, which explicit
+// constraints could not reproduce (see webappv1.Scheduling; test/integration's scheduling specs).
 func schedule(spec *corev1ac.PodSpecApplyConfiguration, app *webappv1.WebApp) {
 	s := app.Spec.Scheduling
 	if s == nil {

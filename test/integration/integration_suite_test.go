@@ -1,12 +1,13 @@
 // Package integration runs the operator's binary, as a process with its production flags, against a
 // loopback control plane that includes kube-controller-manager: the Deployment and ReplicaSet
 // controllers really create ReplicaSets and pods, and admission really refuses them. There is no
-// node: pods are created but never run. The operator runs as a user that holds exactly the
+// kubelet: pods are created but never run (scheduling_test.go adds kube-scheduler and Node objects to
+// see where the scheduler places them). The operator runs as a user that holds exactly the
 // permissions the bundle's CSV grants its ServiceAccount, with leader election on (rbac_test.go), so
 // every spec also proves that those permissions are enough.
 //
-// `make test` runs it (it needs KUBEBUILDER_ASSETS with kube-controller-manager; make envtest-assets
-// builds it).
+// `make test` runs it (it needs KUBEBUILDER_ASSETS with kube-controller-manager and kube-scheduler;
+// make envtest-assets builds them).
 package integration
 
 import (
