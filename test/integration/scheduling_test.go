@@ -75,7 +75,7 @@ func readmeWebApp(ns string, replicas int32) *webappv1.WebApp {
 func createNodes(zones map[string]string) []*corev1.Node {
 	GinkgoHelper()
 	suffix := rand.String(4)
-	var out []*corev1.Node
+	out := make([]*corev1.Node, 0, len(zones))
 	for role, zone := range zones {
 		name := role + "-" + suffix
 		labels := map[string]string{corev1.LabelHostname: name, corev1.LabelOSStable: "linux"}
