@@ -49,7 +49,7 @@ func binaryImage(binary []byte, name string, labels map[string]string, p v1.Plat
 		{name: "etc/passwd", mode: 0o644, data: []byte(passwd)},
 		{name: "etc/group", mode: 0o644, data: []byte(group)},
 		{name: "home/", mode: 0o755},
-		{name: "home/nonroot/", mode: 0o700},
+		{name: "home/nonroot/", mode: 0o700, uid: 65532, gid: 65532}, // as in distroless: the user's own
 		{name: "tmp/", mode: 0o1777},
 		{name: name, mode: 0o755, data: binary},
 	}
