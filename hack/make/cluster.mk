@@ -22,6 +22,14 @@ cluster-up: ## Start the local cluster (builds and caches its binaries on first 
 cluster-down: ## Stop the local cluster and undo every host change it made.
 	$(LOCAL_CLUSTER) down
 
+.PHONY: gateway-install
+gateway-install: ## Install the e2e suite's gateway on the local cluster: Traefik (Ingress and Gateway API) and the Gateway API CRDs, built from source.
+	$(LOCAL_ENV) KUBECTL=$(LOCAL_KUBECTL) hack/local-cluster/gateway.sh install
+
+.PHONY: gateway-uninstall
+gateway-uninstall: ## Remove the gateway and the Gateway API CRDs from the local cluster.
+	$(LOCAL_ENV) KUBECTL=$(LOCAL_KUBECTL) hack/local-cluster/gateway.sh uninstall
+
 .PHONY: demo-images
 demo-images: ## Build the demo app images bin/demoapp-<tag>.tar ($(DEMO_IMG):<tag> for each of DEMO_TAGS) without a daemon.
 	@for t in $(DEMO_TAGS); do \
