@@ -2,8 +2,9 @@
 #
 # The product's targets come first, under the names every kubebuilder / Operator SDK project uses. The
 # rest lives in hack/make/, one file per concern: tools.mk (pinned tools and the envtest control plane),
-# cluster.mk (the local cluster, `make demo`, the end-to-end suite), olm.mk (OLM on the local cluster)
-# and bench.mk (the scale benchmark). Every version comes from hack/versions.env.
+# cluster.mk (the local cluster, `make demo`, the end-to-end suite), olm.mk (OLM on the local cluster),
+# bench.mk (the scale benchmark) and monitoring.mk (promtool and the alerts' unit tests). Every version
+# comes from hack/versions.env.
 # Everything works offline: tools are built from pinned modules through the Go module proxy, and the
 # Kubernetes control plane is built from source.
 
@@ -262,3 +263,4 @@ include hack/make/tools.mk
 include hack/make/cluster.mk
 include hack/make/olm.mk
 include hack/make/bench.mk
+include hack/make/monitoring.mk
