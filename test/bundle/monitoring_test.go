@@ -19,6 +19,7 @@ type serviceMonitor struct {
 		Endpoints []struct {
 			Port, Path, Scheme string
 			BearerTokenFile    string `json:"bearerTokenFile"`
+			HonorLabels        bool   `json:"honorLabels"`
 		} `json:"endpoints"`
 		Selector struct {
 			MatchLabels map[string]string `json:"matchLabels"`
@@ -43,7 +44,7 @@ func loadYAML(t *testing.T, pattern string, into any) {
 
 // TestServiceMonitorScrapesTheSecureMetricsEndpoint checks that the bundle's ServiceMonitor selects the
 // metrics Service, names its port, and scrapes it over HTTPS with a token (the endpoint's authn and
-// authz), and that the operator serves HTTPS metrics on that port.
+// authz) keeping the metrics' own labels, and that the operator serves HTTPS metrics on that port.
 func TestServiceMonitorScrapesTheSecureMetricsEndpoint(t *testing.T) {
 	var sm serviceMonitor
 	loadYAML(t, "*_monitoring.coreos.com_v1_servicemonitor.yaml", &sm)
@@ -60,6 +61,9 @@ func TestServiceMonitorScrapesTheSecureMetricsEndpoint(t *testing.T) {
 	ep := sm.Spec.Endpoints[0]
 	if ep.Scheme != "https" || ep.Path != "/metrics" || ep.BearerTokenFile == "" {
 		t.Errorf("the ServiceMonitor must scrape /metrics over HTTPS with a bearer token: %+v", ep)
+	}
+	if !ep.HonorLabels {
+		t.Error("without honorLabels, Prometheus overwrites the WebApp metrics' namespace label with the operator's")
 	}
 	i := slices.IndexFunc(svc.Spec.Ports, func(p corev1.ServicePort) bool { return p.Name == ep.Port })
 	if i < 0 {
