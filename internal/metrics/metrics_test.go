@@ -317,3 +317,10 @@ func TestStartRegistersWhileLeadingAndToleratesASecondManager(t *testing.T) {
 		t.Errorf("%d metric families left after the manager stopped, want none", n)
 	}
 }
+
+// Only the leader reconciles; a standby that reported its cache too would double every series.
+func TestOnlyTheLeaderReports(t *testing.T) {
+	if !NewCollector(&fakeReader{}).NeedLeaderElection() {
+		t.Error("the collector would report on every replica")
+	}
+}
