@@ -2,8 +2,9 @@
 #
 # The product's targets come first, under the names every kubebuilder / Operator SDK project uses. The
 # rest lives in hack/make/, one file per concern: tools.mk (pinned tools and the envtest control plane),
-# cluster.mk (the local cluster, `make demo`, the end-to-end suite), olm.mk (OLM on the local cluster)
-# and bench.mk (the scale benchmark). Every version comes from hack/versions.env.
+# cluster.mk (the local cluster, `make demo`, the end-to-end suite), olm.mk (OLM on the local cluster),
+# bench.mk (the scale benchmark) and monitoring.mk (promtool and the alerts' unit tests). Every version
+# comes from hack/versions.env.
 # Everything works offline: tools are built from pinned modules through the Go module proxy, and the
 # Kubernetes control plane is built from source.
 
@@ -75,6 +76,8 @@ vet: ## Run go vet on every module.
 test: manifests generate fmt vet envtest-assets scorecard-test ## Run unit, bundle and integration (envtest) tests.
 	KUBEBUILDER_ASSETS="$$($(MAKE) -s envtest-assets)" SCORECARD_TEST=$(SCORECARD_TEST) \
 		go test $(TEST_PACKAGES) -coverprofile cover.out
+	@# its own module, outside go.work (docs/observability.md says why)
+	cd test/promql && GOWORK=off go test ./...
 
 # 20 runs of the envtest suite in a row must pass: the proof that it does not flake.
 TEST_REPEAT ?= 20
@@ -101,12 +104,14 @@ lint: golangci-lint ## Run golangci-lint on every module.
 	$(GOLANGCI_LINT) run ./...
 	cd hack && $(GOLANGCI_LINT) run ./...
 	cd test && $(GOLANGCI_LINT) run ./...
+	cd test/promql && GOWORK=off $(GOLANGCI_LINT) run ./...
 
 .PHONY: lint-fix
 lint-fix: golangci-lint ## Run golangci-lint and fix what it can.
 	$(GOLANGCI_LINT) run --fix ./...
 	cd hack && $(GOLANGCI_LINT) run --fix ./...
 	cd test && $(GOLANGCI_LINT) run --fix ./...
+	cd test/promql && GOWORK=off $(GOLANGCI_LINT) run --fix ./...
 
 .PHONY: verify-generated
 verify-generated: manifests generate ## Fail when generated files differ from what is committed.
@@ -262,3 +267,4 @@ include hack/make/tools.mk
 include hack/make/cluster.mk
 include hack/make/olm.mk
 include hack/make/bench.mk
+include hack/make/monitoring.mk

@@ -38,7 +38,7 @@ files=$(git ls-files --cached --others --exclude-standard | grep -v -E \
 for name in $names; do
   value=${!name}
   # digits around it make another version (v1.37.20, 11.37.2); a leading v is optional
-  re=${value#v}; re=${re//./\\.}
+  re=${value#v}; re=${re//./\\.}; re=${re//+/\\+}
   hits=$(echo "$files" | xargs grep -n -E -- "(^|[^0-9.])v?$re([^0-9]|\$)" 2>/dev/null | grep -v '^hack/verify-versions.sh:' || true)
   if [ -n "$hits" ]; then
     log "$name=$value is written outside hack/versions.env:"

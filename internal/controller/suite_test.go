@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -70,6 +71,7 @@ var _ = BeforeSuite(func() {
 
 var (
 	mgrCfg      *rest.Config
+	metricsAddr string
 	stopManager context.CancelFunc
 	mgrDone     chan struct{}
 )
@@ -81,12 +83,14 @@ func startManager() {
 	if mgrCfg == nil {
 		mgrCfg = rest.CopyConfig(testEnv.Config)
 		mgrCfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return requests.wrap(rt) })
+		// plain HTTP: what the endpoint serves is the point here (cmd/main.go adds HTTPS, authn and authz)
+		metricsAddr = fmt.Sprintf("127.0.0.1:%d", freePort())
 	}
 	mgr, err := operator.NewManager(mgrCfg, operator.Options{
 		MaxConcurrentReconciles: 2,
 		// long enough for the no-hot-loop window, short enough for the recovery specs
 		TerminalRecheck:        8 * time.Second,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
+		Metrics:                metricsserver.Options{BindAddress: metricsAddr},
 		HealthProbeBindAddress: "0",
 		// restartManager starts a second manager with the same controller in this process
 		SkipControllerNameValidation: true,

@@ -62,6 +62,15 @@ type WebAppReconciler struct {
 	TerminalRecheck time.Duration
 	// MaxConcurrentReconciles is how many WebApps are reconciled in parallel (0: one).
 	MaxConcurrentReconciles int
+	// Metrics, when set, hears of every pass that wrote a status (package metrics): what the
+	// cache alone cannot tell, when a pass last succeeded and how long a rollout took.
+	Metrics PassObserver
+}
+
+// PassObserver is told, after a pass, the status the WebApp had, the one the pass computed, and the
+// pass's error.
+type PassObserver interface {
+	ObservePass(app metav1.Object, before, after webappv1.WebAppStatus, err error)
 }
 
 // DefaultTerminalRecheck is the default of WebAppReconciler.TerminalRecheck.
@@ -99,8 +108,12 @@ func (r *WebAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		return ctrl.Result{RequeueAfter: deploymentControllerGrace}, nil
 	}
 	r.recordReadyChange(app, next)
+	before := app.Status
 	if statusErr := r.writeStatus(ctx, app, next); statusErr != nil {
 		err = errors.Join(err, statusErr)
+	}
+	if r.Metrics != nil {
+		r.Metrics.ObservePass(app, before, next, err)
 	}
 	if err == nil && obs.Problem != nil && obs.Problem.Terminal() {
 		return ctrl.Result{RequeueAfter: r.terminalRecheck()}, nil

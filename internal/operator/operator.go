@@ -20,6 +20,7 @@ import (
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/controller"
+	"github.com/webapp-operator/webapp-operator/internal/metrics"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
 )
 
@@ -107,12 +108,18 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating manager: %w", err)
 	}
+	// the per-WebApp gauges read the same cache the reconciler does: no informer of their own
+	collector := metrics.NewCollector(mgr.GetClient())
+	if err := mgr.Add(collector); err != nil {
+		return nil, err
+	}
 	r := &controller.WebAppReconciler{
 		Client:                  mgr.GetClient(),
 		APIReader:               mgr.GetAPIReader(),
 		Recorder:                mgr.GetEventRecorder("webapp-operator"),
 		TerminalRecheck:         opts.TerminalRecheck,
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
+		Metrics:                 collector,
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the WebApp controller: %w", err)
