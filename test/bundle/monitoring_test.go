@@ -42,12 +42,19 @@ func loadYAML(t *testing.T, pattern string, into any) {
 	}
 }
 
-// TestServiceMonitorScrapesTheSecureMetricsEndpoint checks that the bundle's ServiceMonitor selects the
-// metrics Service, names its port, and scrapes it over HTTPS with a token (the endpoint's authn and
-// authz) keeping the metrics' own labels, and that the operator serves HTTPS metrics on that port.
+// TestServiceMonitorScrapesTheSecureMetricsEndpoint checks that config/prometheus's ServiceMonitor
+// selects the bundle's metrics Service, names its port, and scrapes it over HTTPS with a token (the
+// endpoint's authn and authz) keeping the metrics' own labels, and that the operator serves HTTPS
+// metrics on that port.
 func TestServiceMonitorScrapesTheSecureMetricsEndpoint(t *testing.T) {
 	var sm serviceMonitor
-	loadYAML(t, "*_monitoring.coreos.com_v1_servicemonitor.yaml", &sm)
+	data, err := os.ReadFile(filepath.Join("..", "..", "config", "prometheus", "monitor.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, &sm); err != nil {
+		t.Fatal(err)
+	}
 	var svc corev1.Service
 	loadYAML(t, "*-metrics-service_v1_service.yaml", &svc)
 	if sm.Kind != "ServiceMonitor" || len(sm.Spec.Endpoints) != 1 {
@@ -79,6 +86,35 @@ func TestServiceMonitorScrapesTheSecureMetricsEndpoint(t *testing.T) {
 	for _, a := range args {
 		if strings.HasPrefix(a, "--metrics-secure=") && a != "--metrics-secure=true" {
 			t.Errorf("metrics are not served over HTTPS with authentication: %s", a)
+		}
+	}
+}
+
+// TestTheBundleHasNoMonitoringObjects: OLM v0 fails the whole InstallPlan when a bundle holds an
+// object of a kind the cluster does not serve (measured with OLM v0.38.0 on the local cluster:
+// "GroupVersionKind monitoring.coreos.com/v1, Kind=PrometheusRule not found on the cluster"). A
+// ServiceMonitor or PrometheusRule in the bundle would make the operator uninstallable wherever
+// prometheus-operator is not, so they ship in config/prometheus instead.
+func TestTheBundleHasNoMonitoringObjects(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(bundleDir, "manifests", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var obj struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+		}
+		if err := yaml.Unmarshal(data, &obj); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if strings.HasPrefix(obj.APIVersion, "monitoring.coreos.com/") {
+			t.Errorf("%s: a %s in the bundle fails every OLM install on a cluster without prometheus-operator",
+				filepath.Base(f), obj.Kind)
 		}
 	}
 }

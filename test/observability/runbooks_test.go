@@ -98,32 +98,3 @@ func TestEveryAlertHasARunbookAndEveryRunbookAnAlert(t *testing.T) {
 		}
 	}
 }
-
-// TestTheBundleShipsTheAlerts: OLM installs the bundle's PrometheusRule, so it must hold the rules
-// tested here (make verify-bundle proves it is regenerated; this, that it is included at all).
-func TestTheBundleShipsTheAlerts(t *testing.T) {
-	files, err := filepath.Glob("../../bundle/manifests/*_monitoring.coreos.com_v1_prometheusrule.yaml")
-	if err != nil || len(files) != 1 {
-		t.Fatalf("want one PrometheusRule in bundle/manifests, found %v (%v)", files, err)
-	}
-	spec := func(path string) string {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var obj struct {
-			Spec any `json:"spec"`
-		}
-		if err := yaml.Unmarshal(data, &obj); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		out, err := yaml.Marshal(obj.Spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(out)
-	}
-	if got, want := spec(files[0]), spec(alertsFile); got != want {
-		t.Errorf("the bundle's PrometheusRule differs from %s: run make bundle", alertsFile)
-	}
-}
