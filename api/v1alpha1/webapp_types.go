@@ -253,6 +253,12 @@ type WebAppSpec struct {
 	// +kubebuilder:validation:Maximum=86400
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Progress Deadline Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	ProgressDeadlineSeconds *int32 `json:"progressDeadlineSeconds,omitempty"`
+
+	// DisruptionBudget tunes the PodDisruptionBudget that a WebApp with more than one replica gets by
+	// default, so that node drains keep it serving; set enabled: false to do without.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Disruption Budget",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	DisruptionBudget *DisruptionBudget `json:"disruptionBudget,omitempty"`
 }
 
 // HealthCheck is an HTTP GET probe used for both readiness and liveness.
@@ -356,7 +362,7 @@ type WebAppStatus struct {
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label (lower case letters, digits and '-', starting with a letter, at most 63 characters): it names the Service"
-// +operator-sdk:csv:customresourcedefinitions:displayName="Web App",resources={{Deployment,v1,""},{Service,v1,""}}
+// +operator-sdk:csv:customresourcedefinitions:displayName="Web App",resources={{Deployment,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""}}
 type WebApp struct {
 	metav1.TypeMeta `json:",inline"`
 

@@ -21,8 +21,7 @@ import (
 // none of that name exists, and fails with 409 Conflict, touching nothing, when one does.
 const absentOnly = "18446744073709551615"
 
-// ensure makes the live child carry the desired fields and returns it (nil when app wants none),
-// and whether it wrote it.
+// ensure makes the live child carry the desired fields and returns it, and whether it wrote it.
 //
 //   - A child the cache does not hold is created in one request, on the condition that no object of
 //     that name exists. Only if one does (the API server says 409) is it read: one of ours that lost
@@ -34,14 +33,8 @@ const absentOnly = "18446744073709551615"
 //     annotations) are left alone.
 //
 // Terminal failures are returned as a *status.Problem, transient ones as plain errors.
-func (r *WebAppReconciler) ensure(ctx context.Context, app *webappv1.WebApp, child resources.Child) (client.Object, bool, error) {
-	desired, err := child.Desired(app)
-	if err != nil {
-		return nil, false, status.InvalidSpec("%s", err)
-	}
-	if desired == nil {
-		return nil, false, nil
-	}
+func (r *WebAppReconciler) ensure(ctx context.Context, app *webappv1.WebApp, child resources.Child,
+	desired runtime.ApplyConfiguration) (client.Object, bool, error) {
 	key := client.ObjectKeyFromObject(app)
 	live := child.New()
 	switch err := r.Get(ctx, key, live); {
@@ -80,6 +73,30 @@ func (r *WebAppReconciler) ensure(ctx context.Context, app *webappv1.WebApp, chi
 	}
 	logf.FromContext(ctx).Info("Updated child", "kind", child.Kind(), "name", app.Name)
 	return applied, true, nil
+}
+
+// prune deletes app's child of this kind, which app no longer wants (an optional child switched off,
+// a budget for a WebApp down to one replica). Only an object that app controls is deleted, on the
+// condition that it is still the one the cache shows (its UID and resourceVersion): a same-name
+// object of anyone else's is left alone, since the WebApp asks for nothing of that name. Reading
+// from the cache, a pass over a WebApp that wants no such child sends no request at all.
+func (r *WebAppReconciler) prune(ctx context.Context, app *webappv1.WebApp, child resources.Child) error {
+	live := child.New()
+	if err := r.Get(ctx, client.ObjectKeyFromObject(app), live); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if !metav1.IsControlledBy(live, app) || live.GetDeletionTimestamp() != nil {
+		return nil
+	}
+	uid, rv := live.GetUID(), live.GetResourceVersion()
+	if err := r.Delete(ctx, live, client.Preconditions{UID: &uid, ResourceVersion: &rv}); err != nil {
+		if apierrors.IsForbidden(err) {
+			return status.ApplyDenied("the API server denied deleting the %s: %v", child.Kind(), err)
+		}
+		return client.IgnoreNotFound(err)
+	}
+	logf.FromContext(ctx).Info("Deleted child the WebApp no longer asks for", "kind", child.Kind(), "name", app.Name)
+	return nil
 }
 
 // create applies desired on the condition that no object of its name exists (absentOnly).

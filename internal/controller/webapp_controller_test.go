@@ -448,20 +448,33 @@ var _ = Describe("WebApp controller", func() {
 	})
 
 	It("makes zero write requests, and reads only from its cache, on a pass over an up-to-date WebApp", func() {
-		createReady(newWebApp(ns, "steady"))
+		createReady(steadyWebApp(ns))
 		// Let any pass still in flight, and its Events, finish.
 		writesBefore := settledWritesIn(ns)
 		readsBefore := len(requests.ReadsIn(ns))
 		passesBefore := reconcileCount()
 
-		// A change to a child that does not touch our fields triggers a pass through the Owns watch.
+		// A change to a child that does not touch our fields triggers a pass through the Owns watch:
+		// to each kind of child the WebApp has, one after the other.
 		// (A label, not an annotation: annotation changes bump a Deployment's generation.)
-		Eventually(func(g Gomega) {
-			d := getDeployment(ns, "steady")(g)
-			d.Labels["touched"] = fmt.Sprint(time.Now().UnixNano())
-			g.Expect(k8sClient.Update(ctx, d)).To(Succeed())
-		}, timeout, interval).Should(Succeed())
-		Eventually(reconcileCount, timeout, interval).Should(BeNumerically(">", passesBefore))
+		touched := 0
+		for _, child := range resources.All {
+			if apierrors.IsNotFound(k8sClient.Get(ctx, key(ns, "steady"), child.New())) {
+				continue // an optional kind this WebApp does not ask for
+			}
+			touched++
+			Eventually(func(g Gomega) {
+				obj := child.New()
+				g.Expect(k8sClient.Get(ctx, key(ns, "steady"), obj)).To(Succeed())
+				labels := obj.GetLabels()
+				labels["touched"] = fmt.Sprint(time.Now().UnixNano())
+				obj.SetLabels(labels)
+				g.Expect(k8sClient.Update(ctx, obj)).To(Succeed())
+			}, timeout, interval).Should(Succeed(), "touching the %s", child.Kind())
+			Eventually(reconcileCount, timeout, interval).Should(BeNumerically(">", passesBefore), "no pass after touching the %s", child.Kind())
+			passesBefore = reconcileCount()
+		}
+		Expect(touched).To(Equal(len(steadyKinds)), "the steady WebApp has a child of every kind it should: %v", steadyKinds)
 		// The label change itself is a write of the test's own client, not of the manager's.
 		Consistently(func() []string { return requests.WritesIn(ns)[writesBefore:] }, 2*time.Second, 100*time.Millisecond).
 			Should(BeEmpty(), "a pass with nothing to change must not write")
@@ -542,6 +555,15 @@ var _ = Describe("WebApp admission", func() {
 		Entry("pod annotation key that is not a qualified name", "a", func(a *webappv1.WebApp) {
 			a.Spec.PodAnnotations = map[string]webappv1.AnnotationValue{"not/a/key": "x"}
 		}, "podAnnotations keys must be qualified names"),
+		Entry("a disruption budget that allows no eviction", "a", func(a *webappv1.WebApp) {
+			a.Spec.DisruptionBudget = &webappv1.DisruptionBudget{MaxUnavailable: ptr.To(intstr.FromInt32(0))}
+		}, "a number from 1 to 1000, or a percentage from 1% to 100%"),
+		Entry("a disruption budget of 0%", "a", func(a *webappv1.WebApp) {
+			a.Spec.DisruptionBudget = &webappv1.DisruptionBudget{MaxUnavailable: ptr.To(intstr.FromString("0%"))}
+		}, "a number from 1 to 1000, or a percentage from 1% to 100%"),
+		Entry("a disruption budget that is not a number or a percentage", "a", func(a *webappv1.WebApp) {
+			a.Spec.DisruptionBudget = &webappv1.DisruptionBudget{MaxUnavailable: ptr.To(intstr.FromString("one"))}
+		}, "a number from 1 to 1000, or a percentage from 1% to 100%"),
 		Entry("resource that containers cannot request", "a", func(a *webappv1.WebApp) {
 			a.Spec.Resources.Limits = webappv1.ResourceList{"gpu": webappv1.MustParseQuantity("1")}
 		}, "resource names are cpu, memory"),
@@ -581,6 +603,14 @@ var _ = Describe("WebApp admission", func() {
 		Expect(got.Spec.Service).To(Equal(webappv1.ServiceSpec{Type: webappv1.ServiceTypeClusterIP, Port: 80}))
 	})
 })
+
+// steadyKinds are the kinds of child that steadyWebApp asks for: every one there is.
+var steadyKinds = []string{"Deployment", "Service", "PodDisruptionBudget"}
+
+// steadyWebApp is a WebApp that asks for a child of every kind.
+func steadyWebApp(ns string) *webappv1.WebApp {
+	return newWebApp(ns, "steady") // two replicas: a PodDisruptionBudget
+}
 
 // failingPod creates a pod whose image cannot be pulled, as the kubelet would report it.
 func failingPod(ns, name string, labels map[string]string, owners []metav1.OwnerReference) *corev1.Pod {

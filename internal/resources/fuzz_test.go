@@ -2,14 +2,18 @@ package resources
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 
@@ -206,4 +210,85 @@ func FuzzPodSecurity(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzAvailability renders the optional children of any WebApp spec that decodes and that admission
+// would accept in the fields they read, and checks that each is rendered exactly when the WebApp
+// asks for it, selects exactly the WebApp's pods, and is controlled by the WebApp.
+func FuzzAvailability(f *testing.F) {
+	for _, seed := range []string{
+		`{"image":"x","replicas":2}`,
+		`{"image":"x","replicas":1}`,
+		`{"image":"x","replicas":0,"disruptionBudget":{"maxUnavailable":"50%"}}`,
+		`{"image":"x","replicas":5,"disruptionBudget":{"enabled":false}}`,
+		`{"image":"x","replicas":1000,"disruptionBudget":{"enabled":true,"maxUnavailable":1000}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		app := newApp(nil)
+		if err := json.Unmarshal(data, &app.Spec); err != nil || !admissibleAvailability(app) {
+			t.Skip()
+		}
+		d := typed[appsv1.Deployment](t, mustRender(t, Deployment, app))
+		pods := labels.Set(d.Spec.Template.Labels)
+
+		ac := mustRender(t, PodDisruptionBudget, app)
+		b := app.Spec.DisruptionBudget
+		wantBudget := ptr.Deref(app.Spec.Replicas, 1) > 1 && (b == nil || ptr.Deref(b.Enabled, true))
+		if (ac != nil) != wantBudget {
+			t.Fatalf("budget rendered: %v, wanted: %v", ac != nil, wantBudget)
+		}
+		if ac != nil {
+			pdb := typed[policyv1.PodDisruptionBudget](t, ac)
+			checkSelects(t, "PodDisruptionBudget", pdb.Spec.Selector, pods)
+			checkLabels(t, pdb.Labels)
+			if mu := pdb.Spec.MaxUnavailable; mu == nil || pdb.Spec.MinAvailable != nil ||
+				(mu.Type == intstr.Int && mu.IntVal < 1) || (mu.Type == intstr.String && !strings.HasSuffix(mu.StrVal, "%")) {
+				t.Fatalf("budget %+v", pdb.Spec)
+			}
+			if ref := metav1.GetControllerOf(pdb); ref == nil || ref.UID != app.UID {
+				t.Fatal("budget is not controlled by the WebApp")
+			}
+		}
+	})
+}
+
+// admissibleAvailability mirrors the CRD's rules on the fields the optional children read.
+func admissibleAvailability(app *webappv1.WebApp) bool {
+	s := app.Spec
+	if r := s.Replicas; r != nil && (*r < 0 || *r > 1000) {
+		return false
+	}
+	if b := s.DisruptionBudget; b != nil && b.MaxUnavailable != nil {
+		mu := b.MaxUnavailable
+		if mu.Type == intstr.Int && (mu.IntVal < 1 || mu.IntVal > 1000) {
+			return false
+		}
+		if mu.Type == intstr.String && !percentage.MatchString(mu.StrVal) {
+			return false
+		}
+	}
+	return true
+}
+
+// percentage is the CRD's pattern for a percentage from 1% to 100%.
+var percentage = regexp.MustCompile(`^([1-9]|[1-9][0-9]|100)%$`)
+
+func mustRender(t *testing.T, child Child, app *webappv1.WebApp) runtime.ApplyConfiguration {
+	t.Helper()
+	ac, err := child.Desired(app)
+	if err != nil {
+		t.Fatalf("%s refused an admissible WebApp: %v", child.Kind(), err)
+	}
+	return ac
+}
+
+// checkSelects fails unless sel selects exactly the pods whose labels are pods: the WebApp's.
+func checkSelects(t *testing.T, kind string, sel *metav1.LabelSelector, pods labels.Set) {
+	t.Helper()
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil || s.Empty() || !s.Matches(pods) {
+		t.Fatalf("%s selector %v does not select the pods %v (%v)", kind, sel, pods, err)
+	}
 }

@@ -161,7 +161,8 @@ func TestEveryFieldHasADescriptor(t *testing.T) {
 	must(t, yaml.Unmarshal(data, crd))
 	props := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties
 	wantSpec := fieldPaths(props["spec"],
-		"healthCheck", "service", "security", "probes", "lifecycle", "strategy", "scheduling")
+		"healthCheck", "service", "security", "probes", "lifecycle", "strategy", "scheduling",
+		"disruptionBudget")
 	wantStatus := fieldPaths(props["status"])
 
 	owned := loadCSV(t).Spec.CustomResourceDefinitions.Owned

@@ -1,0 +1,134 @@
+package controller_test
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/resources"
+	"github.com/webapp-operator/webapp-operator/internal/status"
+)
+
+// get returns a function that reads the object of obj's kind named ns/name, for Eventually.
+func get[T client.Object](ns, name string, obj T) func(g Gomega) T {
+	return func(g Gomega) T {
+		g.Expect(k8sClient.Get(ctx, key(ns, name), obj)).To(Succeed())
+		return obj
+	}
+}
+
+// absent returns a function that reports whether no object of obj's kind is named ns/name.
+func absent(ns, name string, obj client.Object) func() bool {
+	return func() bool { return apierrors.IsNotFound(k8sClient.Get(ctx, key(ns, name), obj)) }
+}
+
+// updateWebApp changes the WebApp ns/name with mutate, retrying on conflicts.
+func updateWebApp(ns, name string, mutate func(*webappv1.WebApp)) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		app := fetch(ns, name)
+		mutate(app)
+		g.Expect(k8sClient.Update(ctx, app)).To(Succeed())
+	}, timeout, interval).Should(Succeed())
+}
+
+// settledPass waits for the operator to report the WebApp's current generation.
+func settledPass(ns, name string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		app := fetch(ns, name)
+		g.Expect(app.Status.ObservedGeneration).To(Equal(app.Generation))
+	}, timeout, interval).Should(Succeed())
+}
+
+var _ = Describe("The PodDisruptionBudget", func() {
+	var ns string
+	BeforeEach(func() { ns = newNamespace() })
+
+	pdb := func(name string) func(g Gomega) *policyv1.PodDisruptionBudget {
+		return get(ns, name, &policyv1.PodDisruptionBudget{})
+	}
+
+	It("is created for more than one replica, corrected, and deleted when the WebApp stops asking for it", func() {
+		createReady(newWebApp(ns, "budget"))
+		b := pdb("budget")(Default)
+		Expect(metav1.IsControlledBy(b, fetch(ns, "budget"))).To(BeTrue())
+		Expect(b.Spec.MaxUnavailable).To(Equal(ptr.To(intstr.FromInt32(1))))
+		Expect(b.Spec.MinAvailable).To(BeNil())
+		Expect(b.Spec.Selector.MatchLabels).To(Equal(getDeployment(ns, "budget")(Default).Spec.Selector.MatchLabels))
+
+		By("someone loosens it: the operator puts it back")
+		Eventually(func(g Gomega) {
+			b := pdb("budget")(g)
+			b.Spec.MaxUnavailable = ptr.To(intstr.FromString("100%"))
+			g.Expect(k8sClient.Update(ctx, b)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+		Eventually(func(g Gomega) *intstr.IntOrString { return pdb("budget")(g).Spec.MaxUnavailable }, timeout, interval).
+			Should(Equal(ptr.To(intstr.FromInt32(1))))
+
+		By("the WebApp asks for another maxUnavailable")
+		updateWebApp(ns, "budget", func(a *webappv1.WebApp) {
+			a.Spec.DisruptionBudget = &webappv1.DisruptionBudget{MaxUnavailable: ptr.To(intstr.FromString("50%"))}
+		})
+		Eventually(func(g Gomega) *intstr.IntOrString { return pdb("budget")(g).Spec.MaxUnavailable }, timeout, interval).
+			Should(Equal(ptr.To(intstr.FromString("50%"))))
+
+		By("down to one replica, the budget goes; back to three, it comes back")
+		bumpReplicas(ns, "budget", 1)
+		Eventually(absent(ns, "budget", &policyv1.PodDisruptionBudget{}), timeout, interval).Should(BeTrue())
+		playDeploymentController(ns, "budget")
+		Eventually(condition(ns, "budget", webappv1.ConditionReady), timeout, interval).
+			Should(haveStatusReason(metav1.ConditionTrue, status.ReasonReady))
+		bumpReplicas(ns, "budget", 3)
+		Eventually(pdb("budget"), timeout, interval).ShouldNot(BeNil())
+
+		By("switched off, the budget goes")
+		updateWebApp(ns, "budget", func(a *webappv1.WebApp) {
+			a.Spec.DisruptionBudget = &webappv1.DisruptionBudget{Enabled: ptr.To(false)}
+		})
+		Eventually(absent(ns, "budget", &policyv1.PodDisruptionBudget{}), timeout, interval).Should(BeTrue())
+		playDeploymentController(ns, "budget")
+		Eventually(condition(ns, "budget", webappv1.ConditionReady), timeout, interval).
+			Should(haveStatusReason(metav1.ConditionTrue, status.ReasonReady))
+
+		By("a budget of the same name that the WebApp does not control is never deleted, switched off or on")
+		foreign := foreignBudget(ns, "budget")
+		bumpReplicas(ns, "budget", 4)
+		settledPass(ns, "budget")
+		Consistently(func(g Gomega) string { return pdb("budget")(g).ResourceVersion }, 2*time.Second, interval).
+			Should(Equal(foreign.ResourceVersion))
+		updateWebApp(ns, "budget", func(a *webappv1.WebApp) { a.Spec.DisruptionBudget = nil })
+		Eventually(condition(ns, "budget", webappv1.ConditionStalled), timeout, interval).
+			Should(And(haveStatusReason(metav1.ConditionTrue, status.ReasonNameConflict),
+				HaveField("Message", ContainSubstring("PodDisruptionBudget"))))
+		Consistently(func(g Gomega) string { return pdb("budget")(g).ResourceVersion }, 2*time.Second, interval).
+			Should(Equal(foreign.ResourceVersion), "the foreign budget was modified")
+
+		By("once it is gone, the WebApp's own budget is created at the next recheck")
+		Expect(k8sClient.Delete(ctx, foreign)).To(Succeed())
+		Eventually(func(g Gomega) bool { return metav1.IsControlledBy(pdb("budget")(g), fetch(ns, "budget")) },
+			2*timeout, interval).Should(BeTrue())
+	})
+})
+
+// foreignBudget creates a PodDisruptionBudget named ns/name that no WebApp controls. It even carries
+// our managed-by label, so that the operator's cache holds it.
+func foreignBudget(ns, name string) *policyv1.PodDisruptionBudget {
+	GinkgoHelper()
+	b := &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns,
+			Labels: map[string]string{resources.LabelManagedBy: resources.ManagedBy}},
+		Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromInt32(1)),
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "theirs"}}},
+	}
+	Expect(k8sClient.Create(ctx, b)).To(Succeed())
+	return b
+}
