@@ -61,7 +61,8 @@ type WebAppSpec struct {
 	Image string `json:"image"`
 
 	// Replicas is the number of pods to run. It is also the target of the scale
-	// subresource, so `kubectl scale` and a HorizontalPodAutoscaler can drive it.
+	// subresource, so `kubectl scale` can drive it. With spec.autoscaling, the autoscaler sets the
+	// Deployment's replicas instead and this field is not used.
 	// +optional
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=0
@@ -259,6 +260,12 @@ type WebAppSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Disruption Budget",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	DisruptionBudget *DisruptionBudget `json:"disruptionBudget,omitempty"`
+
+	// Autoscaling has a HorizontalPodAutoscaler set the replicas from the pods' CPU or memory use;
+	// spec.replicas is then not used.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Autoscaling"
+	Autoscaling *Autoscaling `json:"autoscaling,omitempty"`
 }
 
 // HealthCheck is an HTTP GET probe used for both readiness and liveness.
@@ -362,7 +369,7 @@ type WebAppStatus struct {
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label (lower case letters, digits and '-', starting with a letter, at most 63 characters): it names the Service"
-// +operator-sdk:csv:customresourcedefinitions:displayName="Web App",resources={{Deployment,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""}}
+// +operator-sdk:csv:customresourcedefinitions:displayName="Web App",resources={{Deployment,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""},{HorizontalPodAutoscaler,v2,""}}
 type WebApp struct {
 	metav1.TypeMeta `json:",inline"`
 

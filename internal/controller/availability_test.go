@@ -1,10 +1,13 @@
 package controller_test
 
 import (
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -131,4 +134,123 @@ func foreignBudget(ns, name string) *policyv1.PodDisruptionBudget {
 	}
 	Expect(k8sClient.Create(ctx, b)).To(Succeed())
 	return b
+}
+
+var _ = Describe("The HorizontalPodAutoscaler", func() {
+	var ns string
+	BeforeEach(func() { ns = newNamespace() })
+
+	hpa := func(name string) func(g Gomega) *autoscalingv2.HorizontalPodAutoscaler {
+		return get(ns, name, &autoscalingv2.HorizontalPodAutoscaler{})
+	}
+	autoscaled := func(name string) *webappv1.WebApp {
+		app := newWebApp(ns, name)
+		app.Spec.Autoscaling = &webappv1.Autoscaling{MinReplicas: ptr.To[int32](2), MaxReplicas: 6,
+			TargetCPUUtilizationPercentage: ptr.To[int32](70)}
+		return app
+	}
+
+	It("scales the Deployment, and the operator never writes over what it sets", func() {
+		Expect(k8sClient.Create(ctx, autoscaled("auto"))).To(Succeed())
+		Eventually(hpa("auto"), timeout, interval).ShouldNot(BeNil())
+		h := hpa("auto")(Default)
+		Expect(metav1.IsControlledBy(h, fetch(ns, "auto"))).To(BeTrue())
+		Expect(h.Spec.ScaleTargetRef).To(Equal(autoscalingv2.CrossVersionObjectReference{
+			APIVersion: "apps/v1", Kind: "Deployment", Name: "auto"}))
+		Expect(h.Spec.MinReplicas).To(Equal(ptr.To[int32](2)))
+		Expect(h.Spec.MaxReplicas).To(Equal(int32(6)))
+
+		By("playing the autoscaler: it scales the Deployment through its scale subresource, to its minimum")
+		scaleAsTheAutoscaler(ns, "auto", 2)
+		playDeploymentController(ns, "auto")
+		Eventually(condition(ns, "auto", webappv1.ConditionReady), timeout, interval).
+			Should(haveStatusReason(metav1.ConditionTrue, status.ReasonReady))
+		writesBefore := settledWritesIn(ns)
+
+		By("then up to five: the operator writes neither the Deployment nor the autoscaler")
+		scaleAsTheAutoscaler(ns, "auto", 5)
+		playDeploymentController(ns, "auto")
+		Eventually(func(g Gomega) int32 { return fetch(ns, "auto").Status.AvailableReplicas }, timeout, interval).
+			Should(Equal(int32(5)), "the operator reports the autoscaler's replicas")
+		Consistently(func(g Gomega) *int32 { return getDeployment(ns, "auto")(g).Spec.Replicas }, 3*time.Second, interval).
+			Should(Equal(ptr.To[int32](5)))
+		Expect(childWrites(requests.WritesIn(ns)[writesBefore:])).To(BeEmpty(), "the operator fought the autoscaler")
+
+		By("someone edits the autoscaler: the operator puts it back")
+		Eventually(func(g Gomega) {
+			h := hpa("auto")(g)
+			h.Spec.MaxReplicas = 100
+			g.Expect(k8sClient.Update(ctx, h)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+		Eventually(func(g Gomega) int32 { return hpa("auto")(g).Spec.MaxReplicas }, timeout, interval).Should(Equal(int32(6)))
+
+		By("autoscaling switched off: the autoscaler goes, and spec.replicas is the Deployment's again")
+		updateWebApp(ns, "auto", func(a *webappv1.WebApp) { a.Spec.Autoscaling = nil; a.Spec.Replicas = ptr.To[int32](3) })
+		Eventually(absent(ns, "auto", &autoscalingv2.HorizontalPodAutoscaler{}), timeout, interval).Should(BeTrue())
+		Eventually(func(g Gomega) *int32 { return getDeployment(ns, "auto")(g).Spec.Replicas }, timeout, interval).
+			Should(Equal(ptr.To[int32](3)))
+	})
+
+	It("hands the replicas over when autoscaling is switched on, without a drop to one replica", func() {
+		app := newWebApp(ns, "handover")
+		app.Spec.Replicas = ptr.To[int32](4)
+		createReady(app)
+		updateWebApp(ns, "handover", func(a *webappv1.WebApp) {
+			a.Spec.Autoscaling = &webappv1.Autoscaling{MinReplicas: ptr.To[int32](2), MaxReplicas: 6}
+		})
+		Eventually(hpa("handover"), timeout, interval).ShouldNot(BeNil())
+		settledPass(ns, "handover")
+		Consistently(func(g Gomega) *int32 { return getDeployment(ns, "handover")(g).Spec.Replicas }, 2*time.Second, interval).
+			Should(Equal(ptr.To[int32](4)), "the Deployment lost its replicas while the autoscaler took over")
+		d := getDeployment(ns, "handover")(Default)
+		for _, mf := range d.ManagedFields {
+			if mf.Manager == resources.FieldOwner {
+				Expect(mf.FieldsV1.GetRawString()).NotTo(ContainSubstring(`"f:replicas"`), "the operator still owns the replicas")
+			}
+		}
+	})
+
+	It("never touches a same-name autoscaler it does not control, on or off", func() {
+		foreign := &autoscalingv2.HorizontalPodAutoscaler{
+			ObjectMeta: metav1.ObjectMeta{Name: "taken", Namespace: ns,
+				Labels: map[string]string{resources.LabelManagedBy: resources.ManagedBy}},
+			Spec: autoscalingv2.HorizontalPodAutoscalerSpec{MaxReplicas: 3,
+				ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "theirs"}},
+		}
+		Expect(k8sClient.Create(ctx, foreign)).To(Succeed())
+		createReady(newWebApp(ns, "taken"))
+		Consistently(func(g Gomega) string { return hpa("taken")(g).ResourceVersion }, 2*time.Second, interval).
+			Should(Equal(foreign.ResourceVersion), "a WebApp without autoscaling deleted or changed someone's autoscaler")
+
+		updateWebApp(ns, "taken", func(a *webappv1.WebApp) { a.Spec.Autoscaling = &webappv1.Autoscaling{MaxReplicas: 4} })
+		Eventually(condition(ns, "taken", webappv1.ConditionStalled), timeout, interval).
+			Should(And(haveStatusReason(metav1.ConditionTrue, status.ReasonNameConflict),
+				HaveField("Message", ContainSubstring("HorizontalPodAutoscaler"))))
+		Expect(hpa("taken")(Default).ResourceVersion).To(Equal(foreign.ResourceVersion), "the foreign autoscaler was modified")
+	})
+})
+
+// scaleAsTheAutoscaler sets the replicas of the Deployment ns/name the way the HorizontalPodAutoscaler
+// controller does: an update of its scale subresource, by kube-controller-manager.
+func scaleAsTheAutoscaler(ns, name string, replicas int32) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		d := getDeployment(ns, name)(g)
+		scale := &autoscalingv1.Scale{}
+		g.Expect(k8sClient.SubResource("scale").Get(ctx, d, scale)).To(Succeed())
+		scale.Spec.Replicas = replicas
+		g.Expect(k8sClient.SubResource("scale").Update(ctx, d, client.WithSubResourceBody(scale),
+			client.FieldOwner("kube-controller-manager"))).To(Succeed())
+	}, timeout, interval).Should(Succeed())
+}
+
+// childWrites keeps the writes to the WebApp's children: not its status, not Events.
+func childWrites(writes []string) []string {
+	var out []string
+	for _, w := range writes {
+		if !strings.Contains(w, "/webapps/") && !strings.Contains(w, "/events") {
+			out = append(out, w)
+		}
+	}
+	return out
 }

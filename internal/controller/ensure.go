@@ -63,6 +63,14 @@ func (r *WebAppReconciler) ensure(ctx context.Context, app *webappv1.WebApp, chi
 	if owned, err := child.Owned(live); err == nil && equality.Semantic.DeepEqual(owned, desired) {
 		return live, false, nil
 	}
+	if handover, err := child.Handover(app, live); err != nil {
+		return nil, false, fmt.Errorf("handing over fields of %s %s: %w", child.Kind(), app.Name, err)
+	} else if handover != nil {
+		if err := r.Apply(ctx, handover, client.FieldOwner(resources.HandoverFieldOwner)); err != nil {
+			return nil, false, applyError(child, app, true, err)
+		}
+		logf.FromContext(ctx).Info("Handed fields over", "kind", child.Kind(), "name", app.Name)
+	}
 	if err := r.Apply(ctx, desired, client.FieldOwner(resources.FieldOwner), client.ForceOwnership); err != nil {
 		return nil, false, applyError(child, app, true, err)
 	}

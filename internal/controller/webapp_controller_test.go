@@ -564,6 +564,23 @@ var _ = Describe("WebApp admission", func() {
 		Entry("a disruption budget that is not a number or a percentage", "a", func(a *webappv1.WebApp) {
 			a.Spec.DisruptionBudget = &webappv1.DisruptionBudget{MaxUnavailable: ptr.To(intstr.FromString("one"))}
 		}, "a number from 1 to 1000, or a percentage from 1% to 100%"),
+		Entry("an autoscaler whose minimum exceeds its maximum", "a", func(a *webappv1.WebApp) {
+			a.Spec.Autoscaling = &webappv1.Autoscaling{MinReplicas: ptr.To[int32](5), MaxReplicas: 3}
+		}, "autoscaling.minReplicas must not exceed maxReplicas"),
+		Entry("an autoscaler without a maximum", "a", func(a *webappv1.WebApp) {
+			a.Spec.Autoscaling = &webappv1.Autoscaling{}
+		}, "spec.autoscaling.maxReplicas"),
+		Entry("an autoscaler target of 0%", "a", func(a *webappv1.WebApp) {
+			a.Spec.Autoscaling = &webappv1.Autoscaling{MaxReplicas: 3, TargetCPUUtilizationPercentage: ptr.To[int32](0)}
+		}, "spec.autoscaling.targetCPUUtilizationPercentage"),
+		Entry("a scaling policy of an unknown type", "a", func(a *webappv1.WebApp) {
+			a.Spec.Autoscaling = &webappv1.Autoscaling{MaxReplicas: 3, Behavior: &webappv1.ScalingBehavior{
+				ScaleUp: &webappv1.ScalingRules{Policies: []webappv1.ScalingPolicy{{Type: "Nodes", Value: 1, PeriodSeconds: 60}}}}}
+		}, "spec.autoscaling.behavior.scaleUp.policies[0].type"),
+		Entry("a scaling policy period beyond 30 minutes", "a", func(a *webappv1.WebApp) {
+			a.Spec.Autoscaling = &webappv1.Autoscaling{MaxReplicas: 3, Behavior: &webappv1.ScalingBehavior{
+				ScaleDown: &webappv1.ScalingRules{Policies: []webappv1.ScalingPolicy{{Type: "Pods", Value: 1, PeriodSeconds: 1801}}}}}
+		}, "spec.autoscaling.behavior.scaleDown.policies[0].periodSeconds"),
 		Entry("resource that containers cannot request", "a", func(a *webappv1.WebApp) {
 			a.Spec.Resources.Limits = webappv1.ResourceList{"gpu": webappv1.MustParseQuantity("1")}
 		}, "resource names are cpu, memory"),
@@ -605,11 +622,16 @@ var _ = Describe("WebApp admission", func() {
 })
 
 // steadyKinds are the kinds of child that steadyWebApp asks for: every one there is.
-var steadyKinds = []string{"Deployment", "Service", "PodDisruptionBudget"}
+var steadyKinds = []string{"Deployment", "Service", "PodDisruptionBudget", "HorizontalPodAutoscaler"}
 
 // steadyWebApp is a WebApp that asks for a child of every kind.
 func steadyWebApp(ns string) *webappv1.WebApp {
-	return newWebApp(ns, "steady") // two replicas: a PodDisruptionBudget
+	app := newWebApp(ns, "steady")
+	app.Spec.Autoscaling = &webappv1.Autoscaling{MinReplicas: ptr.To[int32](1), MaxReplicas: 4, // and so a budget
+		TargetCPUUtilizationPercentage: ptr.To[int32](60), TargetMemoryUtilizationPercentage: ptr.To[int32](80),
+		Behavior: &webappv1.ScalingBehavior{ScaleDown: &webappv1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](60),
+			SelectPolicy: "Min", Policies: []webappv1.ScalingPolicy{{Type: "Pods", Value: 1, PeriodSeconds: 30}}}}}
+	return app
 }
 
 // failingPod creates a pod whose image cannot be pulled, as the kubelet would report it.

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -222,6 +223,9 @@ func FuzzAvailability(f *testing.F) {
 		`{"image":"x","replicas":0,"disruptionBudget":{"maxUnavailable":"50%"}}`,
 		`{"image":"x","replicas":5,"disruptionBudget":{"enabled":false}}`,
 		`{"image":"x","replicas":1000,"disruptionBudget":{"enabled":true,"maxUnavailable":1000}}`,
+		`{"image":"x","replicas":3,"autoscaling":{"maxReplicas":1}}`,
+		`{"image":"x","autoscaling":{"minReplicas":2,"maxReplicas":9,"targetMemoryUtilizationPercentage":70,` +
+			`"behavior":{"scaleUp":{"selectPolicy":"Disabled"},"scaleDown":{"policies":[{"type":"Percent","value":10,"periodSeconds":60}]}}}}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -233,9 +237,31 @@ func FuzzAvailability(f *testing.F) {
 		d := typed[appsv1.Deployment](t, mustRender(t, Deployment, app))
 		pods := labels.Set(d.Spec.Template.Labels)
 
+		auto := app.Spec.Autoscaling
+		if (d.Spec.Replicas == nil) != (auto != nil) {
+			t.Fatalf("Deployment replicas %v with autoscaling %+v: the operator and the autoscaler would fight", d.Spec.Replicas, auto)
+		}
+		most := ptr.Deref(app.Spec.Replicas, 1)
+		if ac := mustRender(t, HorizontalPodAutoscaler, app); (ac != nil) != (auto != nil) {
+			t.Fatalf("autoscaler rendered: %v, autoscaling: %+v", ac != nil, auto)
+		} else if ac != nil {
+			most = auto.MaxReplicas
+			h := typed[autoscalingv2.HorizontalPodAutoscaler](t, ac)
+			checkLabels(t, h.Labels)
+			if ref := h.Spec.ScaleTargetRef; ref.Kind != "Deployment" || ref.Name != d.Name || ref.APIVersion != "apps/v1" {
+				t.Fatalf("autoscaler targets %+v", ref)
+			}
+			if h.Spec.MinReplicas == nil || *h.Spec.MinReplicas < 1 || *h.Spec.MinReplicas > h.Spec.MaxReplicas || len(h.Spec.Metrics) == 0 {
+				t.Fatalf("autoscaler %+v", h.Spec)
+			}
+			if ref := metav1.GetControllerOf(h); ref == nil || ref.UID != app.UID {
+				t.Fatal("autoscaler is not controlled by the WebApp")
+			}
+		}
+
 		ac := mustRender(t, PodDisruptionBudget, app)
 		b := app.Spec.DisruptionBudget
-		wantBudget := ptr.Deref(app.Spec.Replicas, 1) > 1 && (b == nil || ptr.Deref(b.Enabled, true))
+		wantBudget := most > 1 && (b == nil || ptr.Deref(b.Enabled, true))
 		if (ac != nil) != wantBudget {
 			t.Fatalf("budget rendered: %v, wanted: %v", ac != nil, wantBudget)
 		}
@@ -259,6 +285,16 @@ func admissibleAvailability(app *webappv1.WebApp) bool {
 	s := app.Spec
 	if r := s.Replicas; r != nil && (*r < 0 || *r > 1000) {
 		return false
+	}
+	if a := s.Autoscaling; a != nil {
+		if a.MaxReplicas < 1 || a.MaxReplicas > 1000 || (a.MinReplicas != nil && (*a.MinReplicas < 1 || *a.MinReplicas > a.MaxReplicas)) {
+			return false
+		}
+		for _, t := range []*int32{a.TargetCPUUtilizationPercentage, a.TargetMemoryUtilizationPercentage} {
+			if t != nil && (*t < 1 || *t > 1000) {
+				return false
+			}
+		}
 	}
 	if b := s.DisruptionBudget; b != nil && b.MaxUnavailable != nil {
 		mu := b.MaxUnavailable

@@ -24,7 +24,7 @@ var PodDisruptionBudget Child = kind[*policyv1.PodDisruptionBudget, *policyv1ac.
 	extract: policyv1ac.ExtractPodDisruptionBudget,
 }
 
-// wantsDisruptionBudget: by default, as soon as there is more than one replica to keep serving.
+// wantsDisruptionBudget: by default, as soon as there may be more than one replica to keep serving.
 func wantsDisruptionBudget(app *webappv1.WebApp) bool {
 	if b := app.Spec.DisruptionBudget; b != nil && !ptr.Deref(b.Enabled, true) {
 		return false
@@ -32,8 +32,12 @@ func wantsDisruptionBudget(app *webappv1.WebApp) bool {
 	return maxReplicas(app) > 1
 }
 
-// maxReplicas is the most replicas app runs: spec.replicas.
+// maxReplicas is the most replicas app runs: spec.replicas, or the autoscaler's maximum. A budget
+// for an autoscaled WebApp that runs one replica for now does no harm: it still lets a drain evict it.
 func maxReplicas(app *webappv1.WebApp) int32 {
+	if a := app.Spec.Autoscaling; a != nil {
+		return a.MaxReplicas
+	}
 	return ptr.Deref(app.Spec.Replicas, 1)
 }
 
