@@ -153,3 +153,24 @@ type ScalingPolicy struct {
 	// +kubebuilder:validation:Maximum=1800
 	PeriodSeconds int32 `json:"periodSeconds"`
 }
+
+// NetworkPolicy restricts who may connect to the WebApp's pods. Without it the operator creates no
+// NetworkPolicy and the namespace's own policies (often none: everyone may connect) apply.
+type NetworkPolicy struct {
+	// SameNamespace lets every pod of the WebApp's namespace connect (true by default).
+	// +optional
+	// +kubebuilder:default=true
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Allow the Same Namespace",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	SameNamespace *bool `json:"sameNamespace,omitempty"`
+
+	// FromNamespaces lets every pod of these namespaces connect: the ingress controller's or the
+	// gateway's (for example ingress-nginx), a monitoring namespace. Pods elsewhere cannot.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=63
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Allow From Namespaces",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	FromNamespaces []string `json:"fromNamespaces,omitempty"`
+}

@@ -8,6 +8,8 @@ import (
 	. "github.com/onsi/gomega"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -254,3 +256,79 @@ func childWrites(writes []string) []string {
 	}
 	return out
 }
+
+var _ = Describe("The NetworkPolicy", func() {
+	var ns string
+	BeforeEach(func() { ns = newNamespace() })
+
+	policy := func(name string) func(g Gomega) *networkingv1.NetworkPolicy {
+		return get(ns, name, &networkingv1.NetworkPolicy{})
+	}
+	peers := func(name string) func(g Gomega) []networkingv1.NetworkPolicyPeer {
+		return func(g Gomega) []networkingv1.NetworkPolicyPeer {
+			p := policy(name)(g)
+			g.Expect(p.Spec.Ingress).To(HaveLen(1))
+			return p.Spec.Ingress[0].From
+		}
+	}
+	fromNamespaces := func(names ...string) networkingv1.NetworkPolicyPeer {
+		return networkingv1.NetworkPolicyPeer{NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpIn, Values: names}}}}
+	}
+	sameNamespace := networkingv1.NetworkPolicyPeer{PodSelector: &metav1.LabelSelector{}}
+
+	It("is created only when asked for, corrected, and deleted when switched off", func() {
+		createReady(newWebApp(ns, "fenced"))
+		Consistently(absent(ns, "fenced", &networkingv1.NetworkPolicy{}), time.Second, interval).Should(BeTrue(), "opt-in")
+
+		updateWebApp(ns, "fenced", func(a *webappv1.WebApp) {
+			a.Spec.NetworkPolicy = &webappv1.NetworkPolicy{FromNamespaces: []string{"ingress-nginx"}}
+		})
+		Eventually(peers("fenced"), timeout, interval).Should(Equal([]networkingv1.NetworkPolicyPeer{
+			sameNamespace, fromNamespaces("ingress-nginx")}))
+		p := policy("fenced")(Default)
+		Expect(metav1.IsControlledBy(p, fetch(ns, "fenced"))).To(BeTrue())
+		Expect(p.Spec.PodSelector.MatchLabels).To(Equal(getDeployment(ns, "fenced")(Default).Spec.Selector.MatchLabels))
+		Expect(p.Spec.Ingress[0].Ports).To(ConsistOf(networkingv1.NetworkPolicyPort{
+			Protocol: ptr.To(corev1.ProtocolTCP), Port: ptr.To(intstr.FromString("http"))}))
+
+		By("someone opens it to every namespace: the operator closes it again")
+		Eventually(func(g Gomega) {
+			p := policy("fenced")(g)
+			p.Spec.Ingress[0].From = append(p.Spec.Ingress[0].From,
+				networkingv1.NetworkPolicyPeer{NamespaceSelector: &metav1.LabelSelector{}})
+			g.Expect(k8sClient.Update(ctx, p)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+		Eventually(peers("fenced"), timeout, interval).Should(Equal([]networkingv1.NetworkPolicyPeer{
+			sameNamespace, fromNamespaces("ingress-nginx")}))
+
+		By("the listed namespaces only")
+		updateWebApp(ns, "fenced", func(a *webappv1.WebApp) {
+			a.Spec.NetworkPolicy = &webappv1.NetworkPolicy{SameNamespace: ptr.To(false), FromNamespaces: []string{"gw", "monitoring"}}
+		})
+		Eventually(peers("fenced"), timeout, interval).Should(Equal([]networkingv1.NetworkPolicyPeer{
+			fromNamespaces("gw", "monitoring")}))
+
+		By("switched off, the policy goes")
+		updateWebApp(ns, "fenced", func(a *webappv1.WebApp) { a.Spec.NetworkPolicy = nil })
+		Eventually(absent(ns, "fenced", &networkingv1.NetworkPolicy{}), timeout, interval).Should(BeTrue())
+	})
+
+	It("never touches a same-name policy it does not control, on or off", func() {
+		foreign := &networkingv1.NetworkPolicy{
+			ObjectMeta: metav1.ObjectMeta{Name: "taken", Namespace: ns,
+				Labels: map[string]string{resources.LabelManagedBy: resources.ManagedBy}},
+			Spec: networkingv1.NetworkPolicySpec{PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}},
+		}
+		Expect(k8sClient.Create(ctx, foreign)).To(Succeed())
+		createReady(newWebApp(ns, "taken"))
+		Consistently(func(g Gomega) string { return policy("taken")(g).ResourceVersion }, 2*time.Second, interval).
+			Should(Equal(foreign.ResourceVersion), "a WebApp without a network policy deleted or changed someone's")
+
+		updateWebApp(ns, "taken", func(a *webappv1.WebApp) { a.Spec.NetworkPolicy = &webappv1.NetworkPolicy{} })
+		Eventually(condition(ns, "taken", webappv1.ConditionStalled), timeout, interval).
+			Should(And(haveStatusReason(metav1.ConditionTrue, status.ReasonNameConflict),
+				HaveField("Message", ContainSubstring("NetworkPolicy"))))
+		Expect(policy("taken")(Default).ResourceVersion).To(Equal(foreign.ResourceVersion), "the foreign policy was modified")
+	})
+})

@@ -581,6 +581,12 @@ var _ = Describe("WebApp admission", func() {
 			a.Spec.Autoscaling = &webappv1.Autoscaling{MaxReplicas: 3, Behavior: &webappv1.ScalingBehavior{
 				ScaleDown: &webappv1.ScalingRules{Policies: []webappv1.ScalingPolicy{{Type: "Pods", Value: 1, PeriodSeconds: 1801}}}}}
 		}, "spec.autoscaling.behavior.scaleDown.policies[0].periodSeconds"),
+		Entry("a network policy namespace that is not a namespace name", "a", func(a *webappv1.WebApp) {
+			a.Spec.NetworkPolicy = &webappv1.NetworkPolicy{FromNamespaces: []string{"Ingress_NGINX"}}
+		}, "spec.networkPolicy.fromNamespaces[0]"),
+		Entry("a network policy namespace listed twice", "a", func(a *webappv1.WebApp) {
+			a.Spec.NetworkPolicy = &webappv1.NetworkPolicy{FromNamespaces: []string{"gw", "gw"}}
+		}, "spec.networkPolicy.fromNamespaces[1]"),
 		Entry("resource that containers cannot request", "a", func(a *webappv1.WebApp) {
 			a.Spec.Resources.Limits = webappv1.ResourceList{"gpu": webappv1.MustParseQuantity("1")}
 		}, "resource names are cpu, memory"),
@@ -622,7 +628,7 @@ var _ = Describe("WebApp admission", func() {
 })
 
 // steadyKinds are the kinds of child that steadyWebApp asks for: every one there is.
-var steadyKinds = []string{"Deployment", "Service", "PodDisruptionBudget", "HorizontalPodAutoscaler"}
+var steadyKinds = []string{"Deployment", "Service", "PodDisruptionBudget", "HorizontalPodAutoscaler", "NetworkPolicy"}
 
 // steadyWebApp is a WebApp that asks for a child of every kind.
 func steadyWebApp(ns string) *webappv1.WebApp {
@@ -631,6 +637,8 @@ func steadyWebApp(ns string) *webappv1.WebApp {
 		TargetCPUUtilizationPercentage: ptr.To[int32](60), TargetMemoryUtilizationPercentage: ptr.To[int32](80),
 		Behavior: &webappv1.ScalingBehavior{ScaleDown: &webappv1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](60),
 			SelectPolicy: "Min", Policies: []webappv1.ScalingPolicy{{Type: "Pods", Value: 1, PeriodSeconds: 30}}}}}
+	app.Spec.NetworkPolicy = &webappv1.NetworkPolicy{FromNamespaces: []string{"ingress-nginx"}}
+	app.Spec.Ports = []webappv1.ContainerPort{{Name: "metrics", ContainerPort: 9090}}
 	return app
 }
 

@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -226,6 +227,9 @@ func FuzzAvailability(f *testing.F) {
 		`{"image":"x","replicas":3,"autoscaling":{"maxReplicas":1}}`,
 		`{"image":"x","autoscaling":{"minReplicas":2,"maxReplicas":9,"targetMemoryUtilizationPercentage":70,` +
 			`"behavior":{"scaleUp":{"selectPolicy":"Disabled"},"scaleDown":{"policies":[{"type":"Percent","value":10,"periodSeconds":60}]}}}}`,
+		`{"image":"x","networkPolicy":{}}`,
+		`{"image":"x","networkPolicy":{"sameNamespace":false}}`,
+		`{"image":"x","networkPolicy":{"sameNamespace":false,"fromNamespaces":["ingress-nginx","b"]},"ports":[{"name":"m","containerPort":1}]}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -259,6 +263,12 @@ func FuzzAvailability(f *testing.F) {
 			}
 		}
 
+		if ac := mustRender(t, NetworkPolicy, app); (ac != nil) != (app.Spec.NetworkPolicy != nil) {
+			t.Fatalf("network policy rendered: %v, asked for: %v", ac != nil, app.Spec.NetworkPolicy != nil)
+		} else if ac != nil {
+			checkNetworkPolicy(t, app, typed[networkingv1.NetworkPolicy](t, ac), pods)
+		}
+
 		ac := mustRender(t, PodDisruptionBudget, app)
 		b := app.Spec.DisruptionBudget
 		wantBudget := most > 1 && (b == nil || ptr.Deref(b.Enabled, true))
@@ -280,32 +290,103 @@ func FuzzAvailability(f *testing.F) {
 	})
 }
 
+// checkNetworkPolicy fails unless p applies to exactly app's pods, restricts ingress, admits no
+// more than app asks for (its namespace, its listed namespaces), and only on app's ports.
+func checkNetworkPolicy(t *testing.T, app *webappv1.WebApp, p *networkingv1.NetworkPolicy, pods labels.Set) {
+	t.Helper()
+	checkLabels(t, p.Labels)
+	checkSelects(t, "NetworkPolicy", &p.Spec.PodSelector, pods)
+	if len(p.Spec.PolicyTypes) != 1 || p.Spec.PolicyTypes[0] != networkingv1.PolicyTypeIngress || len(p.Spec.Ingress) > 1 {
+		t.Fatalf("policy %+v", p.Spec)
+	}
+	np := app.Spec.NetworkPolicy
+	if len(p.Spec.Ingress) == 0 {
+		if ptr.Deref(np.SameNamespace, true) || len(np.FromNamespaces) > 0 {
+			t.Fatal("the policy admits nobody, though the WebApp lists peers")
+		}
+		return
+	}
+	rule := p.Spec.Ingress[0]
+	if len(rule.From) == 0 || len(rule.Ports) != 1+len(app.Spec.Ports) {
+		t.Fatalf("a rule that admits every peer or every port: %+v", rule)
+	}
+	for _, peer := range rule.From {
+		switch {
+		case peer.IPBlock != nil:
+			t.Fatal("an IP block")
+		case peer.NamespaceSelector == nil:
+			if !ptr.Deref(np.SameNamespace, true) || len(peer.PodSelector.MatchLabels)+len(peer.PodSelector.MatchExpressions) > 0 {
+				t.Fatalf("peer %+v", peer)
+			}
+		default:
+			sel, err := metav1.LabelSelectorAsSelector(peer.NamespaceSelector)
+			if err != nil || sel.Empty() || peer.PodSelector != nil {
+				t.Fatalf("namespace peer %+v admits more than the listed namespaces (%v)", peer, err)
+			}
+			for _, ns := range append([]string{"not-listed"}, np.FromNamespaces...) {
+				listed := ns != "not-listed"
+				if sel.Matches(labels.Set{corev1.LabelMetadataName: ns}) != listed {
+					t.Fatalf("namespace %s: admitted %v, listed %v", ns, !listed, listed)
+				}
+			}
+		}
+	}
+}
+
 // admissibleAvailability mirrors the CRD's rules on the fields the optional children read.
 func admissibleAvailability(app *webappv1.WebApp) bool {
 	s := app.Spec
 	if r := s.Replicas; r != nil && (*r < 0 || *r > 1000) {
 		return false
 	}
-	if a := s.Autoscaling; a != nil {
-		if a.MaxReplicas < 1 || a.MaxReplicas > 1000 || (a.MinReplicas != nil && (*a.MinReplicas < 1 || *a.MinReplicas > a.MaxReplicas)) {
+	for _, p := range s.Ports {
+		if len(validation.IsValidPortName(p.Name)) > 0 || p.Name == PortName ||
+			(p.Protocol != "" && p.Protocol != "TCP" && p.Protocol != "UDP" && p.Protocol != "SCTP") {
 			return false
-		}
-		for _, t := range []*int32{a.TargetCPUUtilizationPercentage, a.TargetMemoryUtilizationPercentage} {
-			if t != nil && (*t < 1 || *t > 1000) {
-				return false
-			}
 		}
 	}
-	if b := s.DisruptionBudget; b != nil && b.MaxUnavailable != nil {
-		mu := b.MaxUnavailable
-		if mu.Type == intstr.Int && (mu.IntVal < 1 || mu.IntVal > 1000) {
-			return false
-		}
-		if mu.Type == intstr.String && !percentage.MatchString(mu.StrVal) {
+	return admissibleAutoscaling(s.Autoscaling) && admissibleNetworkPolicy(s.NetworkPolicy) &&
+		admissibleBudget(s.DisruptionBudget)
+}
+
+func admissibleAutoscaling(a *webappv1.Autoscaling) bool {
+	if a == nil {
+		return true
+	}
+	if a.MaxReplicas < 1 || a.MaxReplicas > 1000 || (a.MinReplicas != nil && (*a.MinReplicas < 1 || *a.MinReplicas > a.MaxReplicas)) {
+		return false
+	}
+	for _, t := range []*int32{a.TargetCPUUtilizationPercentage, a.TargetMemoryUtilizationPercentage} {
+		if t != nil && (*t < 1 || *t > 1000) {
 			return false
 		}
 	}
 	return true
+}
+
+func admissibleNetworkPolicy(np *webappv1.NetworkPolicy) bool {
+	if np == nil {
+		return true
+	}
+	seen := map[string]bool{}
+	for _, ns := range np.FromNamespaces {
+		if len(validation.IsDNS1123Label(ns)) > 0 || ns == "not-listed" || seen[ns] {
+			return false
+		}
+		seen[ns] = true
+	}
+	return true
+}
+
+func admissibleBudget(b *webappv1.DisruptionBudget) bool {
+	if b == nil || b.MaxUnavailable == nil {
+		return true
+	}
+	mu := b.MaxUnavailable
+	if mu.Type == intstr.Int {
+		return mu.IntVal >= 1 && mu.IntVal <= 1000
+	}
+	return percentage.MatchString(mu.StrVal)
 }
 
 // percentage is the CRD's pattern for a percentage from 1% to 100%.
