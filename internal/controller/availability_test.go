@@ -332,3 +332,94 @@ var _ = Describe("The NetworkPolicy", func() {
 		Expect(policy("taken")(Default).ResourceVersion).To(Equal(foreign.ResourceVersion), "the foreign policy was modified")
 	})
 })
+
+// playIngressController publishes an address for the Ingress ns/name, as an ingress controller does.
+func playIngressController(ns, name string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		ing := &networkingv1.Ingress{}
+		g.Expect(k8sClient.Get(ctx, key(ns, name), ing)).To(Succeed())
+		ing.Status.LoadBalancer.Ingress = []networkingv1.IngressLoadBalancerIngress{{IP: "203.0.113.10"}}
+		g.Expect(k8sClient.Status().Update(ctx, ing)).To(Succeed())
+	}, timeout, interval).Should(Succeed())
+}
+
+var _ = Describe("The Ingress", func() {
+	var ns string
+	BeforeEach(func() { ns = newNamespace() })
+
+	ingress := func(name string) func(g Gomega) *networkingv1.Ingress {
+		return get(ns, name, &networkingv1.Ingress{})
+	}
+	url := func(name string) func() string { return func() string { return fetch(ns, name).Status.URL } }
+
+	It("exposes the WebApp, which is Ready with its external URL once the Ingress has an address", func() {
+		app := newWebApp(ns, "front")
+		app.Spec.Ingress = &webappv1.Ingress{ClassName: "nginx", Hosts: []string{"shop.example.com"},
+			TLS:         &webappv1.IngressTLS{SecretName: "shop-tls"},
+			Annotations: map[string]webappv1.AnnotationValue{"cert-manager.io/cluster-issuer": "letsencrypt"}}
+		Expect(k8sClient.Create(ctx, app)).To(Succeed())
+		Eventually(ingress("front"), timeout, interval).ShouldNot(BeNil())
+		ing := ingress("front")(Default)
+		Expect(metav1.IsControlledBy(ing, fetch(ns, "front"))).To(BeTrue())
+		Expect(ing.Spec.IngressClassName).To(Equal(ptr.To("nginx")))
+		Expect(ing.Annotations).To(HaveKeyWithValue("cert-manager.io/cluster-issuer", "letsencrypt"))
+		Expect(ing.Spec.TLS).To(Equal([]networkingv1.IngressTLS{{Hosts: []string{"shop.example.com"}, SecretName: "shop-tls"}}))
+		Expect(ing.Spec.Rules).To(HaveLen(1))
+		Expect(ing.Spec.Rules[0].HTTP.Paths).To(ConsistOf(networkingv1.HTTPIngressPath{Path: "/",
+			PathType: ptr.To(networkingv1.PathTypePrefix), Backend: networkingv1.IngressBackend{
+				Service: &networkingv1.IngressServiceBackend{Name: "front", Port: networkingv1.ServiceBackendPort{Name: "http"}}}}))
+
+		By("the pods are available, but no ingress controller has admitted the Ingress: not Ready, and it says why")
+		playDeploymentController(ns, "front")
+		Eventually(condition(ns, "front", webappv1.ConditionReady), timeout, interval).Should(And(
+			haveStatusReason(metav1.ConditionFalse, status.ReasonAddressPending),
+			HaveField("Message", ContainSubstring(`Ingress has no address yet: waiting for the ingress controller of IngressClass "nginx"`))))
+		Expect(url("front")()).To(Equal("http://front." + ns + ".svc:80"))
+
+		By("the ingress controller gives it an address")
+		playIngressController(ns, "front")
+		Eventually(condition(ns, "front", webappv1.ConditionReady), timeout, interval).
+			Should(haveStatusReason(metav1.ConditionTrue, status.ReasonReady))
+		Expect(url("front")()).To(Equal("https://shop.example.com/"))
+
+		By("someone points it at another Service and adds an annotation of their own")
+		Eventually(func(g Gomega) {
+			ing := ingress("front")(g)
+			ing.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Name = "elsewhere"
+			ing.Annotations["team.example.com/owner"] = "alice"
+			g.Expect(k8sClient.Update(ctx, ing)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+		Eventually(func(g Gomega) {
+			ing := ingress("front")(g)
+			g.Expect(ing.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Name).To(Equal("front"))
+			g.Expect(ing.Annotations).To(HaveKeyWithValue("team.example.com/owner", "alice"))
+		}, timeout, interval).Should(Succeed())
+
+		By("switched off: the Ingress goes, and the URL is the in-cluster one again")
+		updateWebApp(ns, "front", func(a *webappv1.WebApp) { a.Spec.Ingress = nil })
+		Eventually(absent(ns, "front", &networkingv1.Ingress{}), timeout, interval).Should(BeTrue())
+		Eventually(url("front"), timeout, interval).Should(Equal("http://front." + ns + ".svc:80"))
+		Eventually(condition(ns, "front", webappv1.ConditionReady), timeout, interval).
+			Should(haveStatusReason(metav1.ConditionTrue, status.ReasonReady))
+	})
+
+	It("never touches a same-name Ingress it does not control, on or off", func() {
+		foreign := &networkingv1.Ingress{
+			ObjectMeta: metav1.ObjectMeta{Name: "taken", Namespace: ns,
+				Labels: map[string]string{resources.LabelManagedBy: resources.ManagedBy}},
+			Spec: networkingv1.IngressSpec{DefaultBackend: &networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{
+				Name: "theirs", Port: networkingv1.ServiceBackendPort{Number: 80}}}},
+		}
+		Expect(k8sClient.Create(ctx, foreign)).To(Succeed())
+		createReady(newWebApp(ns, "taken"))
+		Consistently(func(g Gomega) string { return ingress("taken")(g).ResourceVersion }, 2*time.Second, interval).
+			Should(Equal(foreign.ResourceVersion), "a WebApp without an Ingress deleted or changed someone's")
+
+		updateWebApp(ns, "taken", func(a *webappv1.WebApp) { a.Spec.Ingress = &webappv1.Ingress{Hosts: []string{"a.example.com"}} })
+		Eventually(condition(ns, "taken", webappv1.ConditionStalled), timeout, interval).
+			Should(And(haveStatusReason(metav1.ConditionTrue, status.ReasonNameConflict),
+				HaveField("Message", ContainSubstring("Ingress named \"taken\""))))
+		Expect(ingress("taken")(Default).ResourceVersion).To(Equal(foreign.ResourceVersion), "the foreign Ingress was modified")
+	})
+})

@@ -448,7 +448,12 @@ var _ = Describe("WebApp controller", func() {
 	})
 
 	It("makes zero write requests, and reads only from its cache, on a pass over an up-to-date WebApp", func() {
-		createReady(steadyWebApp(ns))
+		Expect(k8sClient.Create(ctx, steadyWebApp(ns))).To(Succeed())
+		Eventually(getDeployment(ns, "steady"), timeout, interval).ShouldNot(BeNil())
+		playDeploymentController(ns, "steady")
+		playIngressController(ns, "steady")
+		Eventually(condition(ns, "steady", webappv1.ConditionReady), timeout, interval).
+			Should(haveStatusReason(metav1.ConditionTrue, status.ReasonReady))
 		// Let any pass still in flight, and its Events, finish.
 		writesBefore := settledWritesIn(ns)
 		readsBefore := len(requests.ReadsIn(ns))
@@ -587,6 +592,27 @@ var _ = Describe("WebApp admission", func() {
 		Entry("a network policy namespace listed twice", "a", func(a *webappv1.WebApp) {
 			a.Spec.NetworkPolicy = &webappv1.NetworkPolicy{FromNamespaces: []string{"gw", "gw"}}
 		}, "spec.networkPolicy.fromNamespaces[1]"),
+		Entry("an Ingress without hosts", "a", func(a *webappv1.WebApp) { a.Spec.Ingress = &webappv1.Ingress{} },
+			"spec.ingress.hosts"),
+		Entry("an Ingress host that is an IP address", "a", func(a *webappv1.WebApp) {
+			a.Spec.Ingress = &webappv1.Ingress{Hosts: []string{"10.0.0.1"}}
+		}, "a host is a DNS name, not an IP address"),
+		Entry("an Ingress host with upper case letters", "a", func(a *webappv1.WebApp) {
+			a.Spec.Ingress = &webappv1.Ingress{Hosts: []string{"Shop.example.com"}}
+		}, "spec.ingress.hosts[0]"),
+		Entry("an Ingress path that is not absolute", "a", func(a *webappv1.WebApp) {
+			a.Spec.Ingress = &webappv1.Ingress{Hosts: []string{"a.example.com"}, Paths: []string{"shop"}}
+		}, "spec.ingress.paths[0]"),
+		Entry("an Ingress path with '//'", "a", func(a *webappv1.WebApp) {
+			a.Spec.Ingress = &webappv1.Ingress{Hosts: []string{"a.example.com"}, Paths: []string{"/a//b"}}
+		}, "a path has no '//'"),
+		Entry("an Ingress TLS Secret that is not a name", "a", func(a *webappv1.WebApp) {
+			a.Spec.Ingress = &webappv1.Ingress{Hosts: []string{"a.example.com"}, TLS: &webappv1.IngressTLS{SecretName: "Shop TLS"}}
+		}, "spec.ingress.tls.secretName"),
+		Entry("an Ingress annotation key that is not a qualified name", "a", func(a *webappv1.WebApp) {
+			a.Spec.Ingress = &webappv1.Ingress{Hosts: []string{"a.example.com"},
+				Annotations: map[string]webappv1.AnnotationValue{"not/a/key": "x"}}
+		}, "annotation keys must be qualified names"),
 		Entry("resource that containers cannot request", "a", func(a *webappv1.WebApp) {
 			a.Spec.Resources.Limits = webappv1.ResourceList{"gpu": webappv1.MustParseQuantity("1")}
 		}, "resource names are cpu, memory"),
@@ -628,7 +654,7 @@ var _ = Describe("WebApp admission", func() {
 })
 
 // steadyKinds are the kinds of child that steadyWebApp asks for: every one there is.
-var steadyKinds = []string{"Deployment", "Service", "PodDisruptionBudget", "HorizontalPodAutoscaler", "NetworkPolicy"}
+var steadyKinds = []string{"Deployment", "Service", "Ingress", "PodDisruptionBudget", "HorizontalPodAutoscaler", "NetworkPolicy"}
 
 // steadyWebApp is a WebApp that asks for a child of every kind.
 func steadyWebApp(ns string) *webappv1.WebApp {
@@ -638,6 +664,9 @@ func steadyWebApp(ns string) *webappv1.WebApp {
 		Behavior: &webappv1.ScalingBehavior{ScaleDown: &webappv1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](60),
 			SelectPolicy: "Min", Policies: []webappv1.ScalingPolicy{{Type: "Pods", Value: 1, PeriodSeconds: 30}}}}}
 	app.Spec.NetworkPolicy = &webappv1.NetworkPolicy{FromNamespaces: []string{"ingress-nginx"}}
+	app.Spec.Ingress = &webappv1.Ingress{ClassName: "nginx", Hosts: []string{"steady.example.com", "*.example.com"},
+		Paths: []string{"/", "/api"}, TLS: &webappv1.IngressTLS{SecretName: "steady-tls"},
+		Annotations: map[string]webappv1.AnnotationValue{"cert-manager.io/cluster-issuer": "letsencrypt"}}
 	app.Spec.Ports = []webappv1.ContainerPort{{Name: "metrics", ContainerPort: 9090}}
 	return app
 }

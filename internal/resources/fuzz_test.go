@@ -228,6 +228,9 @@ func FuzzAvailability(f *testing.F) {
 		`{"image":"x","autoscaling":{"minReplicas":2,"maxReplicas":9,"targetMemoryUtilizationPercentage":70,` +
 			`"behavior":{"scaleUp":{"selectPolicy":"Disabled"},"scaleDown":{"policies":[{"type":"Percent","value":10,"periodSeconds":60}]}}}}`,
 		`{"image":"x","networkPolicy":{}}`,
+		`{"image":"x","ingress":{"hosts":["shop.example.com"]}}`,
+		`{"image":"x","ingress":{"className":"nginx","hosts":["*.example.com","a.b"],"paths":["/x","/y/"],"tls":{"secretName":"t"},` +
+			`"annotations":{"cert-manager.io/cluster-issuer":"le"}}}`,
 		`{"image":"x","networkPolicy":{"sameNamespace":false}}`,
 		`{"image":"x","networkPolicy":{"sameNamespace":false,"fromNamespaces":["ingress-nginx","b"]},"ports":[{"name":"m","containerPort":1}]}`,
 	} {
@@ -241,27 +244,7 @@ func FuzzAvailability(f *testing.F) {
 		d := typed[appsv1.Deployment](t, mustRender(t, Deployment, app))
 		pods := labels.Set(d.Spec.Template.Labels)
 
-		auto := app.Spec.Autoscaling
-		if (d.Spec.Replicas == nil) != (auto != nil) {
-			t.Fatalf("Deployment replicas %v with autoscaling %+v: the operator and the autoscaler would fight", d.Spec.Replicas, auto)
-		}
-		most := ptr.Deref(app.Spec.Replicas, 1)
-		if ac := mustRender(t, HorizontalPodAutoscaler, app); (ac != nil) != (auto != nil) {
-			t.Fatalf("autoscaler rendered: %v, autoscaling: %+v", ac != nil, auto)
-		} else if ac != nil {
-			most = auto.MaxReplicas
-			h := typed[autoscalingv2.HorizontalPodAutoscaler](t, ac)
-			checkLabels(t, h.Labels)
-			if ref := h.Spec.ScaleTargetRef; ref.Kind != "Deployment" || ref.Name != d.Name || ref.APIVersion != "apps/v1" {
-				t.Fatalf("autoscaler targets %+v", ref)
-			}
-			if h.Spec.MinReplicas == nil || *h.Spec.MinReplicas < 1 || *h.Spec.MinReplicas > h.Spec.MaxReplicas || len(h.Spec.Metrics) == 0 {
-				t.Fatalf("autoscaler %+v", h.Spec)
-			}
-			if ref := metav1.GetControllerOf(h); ref == nil || ref.UID != app.UID {
-				t.Fatal("autoscaler is not controlled by the WebApp")
-			}
-		}
+		most := checkAutoscaler(t, app, d)
 
 		if ac := mustRender(t, NetworkPolicy, app); (ac != nil) != (app.Spec.NetworkPolicy != nil) {
 			t.Fatalf("network policy rendered: %v, asked for: %v", ac != nil, app.Spec.NetworkPolicy != nil)
@@ -269,25 +252,69 @@ func FuzzAvailability(f *testing.F) {
 			checkNetworkPolicy(t, app, typed[networkingv1.NetworkPolicy](t, ac), pods)
 		}
 
-		ac := mustRender(t, PodDisruptionBudget, app)
-		b := app.Spec.DisruptionBudget
-		wantBudget := most > 1 && (b == nil || ptr.Deref(b.Enabled, true))
-		if (ac != nil) != wantBudget {
-			t.Fatalf("budget rendered: %v, wanted: %v", ac != nil, wantBudget)
+		if ac := mustRender(t, Ingress, app); (ac != nil) != (app.Spec.Ingress != nil) {
+			t.Fatalf("Ingress rendered: %v, asked for: %v", ac != nil, app.Spec.Ingress != nil)
+		} else if ac != nil {
+			checkIngress(t, app, typed[networkingv1.Ingress](t, ac))
 		}
-		if ac != nil {
-			pdb := typed[policyv1.PodDisruptionBudget](t, ac)
-			checkSelects(t, "PodDisruptionBudget", pdb.Spec.Selector, pods)
-			checkLabels(t, pdb.Labels)
-			if mu := pdb.Spec.MaxUnavailable; mu == nil || pdb.Spec.MinAvailable != nil ||
-				(mu.Type == intstr.Int && mu.IntVal < 1) || (mu.Type == intstr.String && !strings.HasSuffix(mu.StrVal, "%")) {
-				t.Fatalf("budget %+v", pdb.Spec)
-			}
-			if ref := metav1.GetControllerOf(pdb); ref == nil || ref.UID != app.UID {
-				t.Fatal("budget is not controlled by the WebApp")
-			}
-		}
+
+		checkBudget(t, app, most, pods)
 	})
+}
+
+// checkAutoscaler fails unless app's Deployment leaves its replicas to an autoscaler exactly when
+// app has one, and the autoscaler targets that Deployment within sane bounds. It returns the most
+// replicas app may run.
+func checkAutoscaler(t *testing.T, app *webappv1.WebApp, d *appsv1.Deployment) int32 {
+	t.Helper()
+	auto := app.Spec.Autoscaling
+	if (d.Spec.Replicas == nil) != (auto != nil) {
+		t.Fatalf("Deployment replicas %v with autoscaling %+v: the operator and the autoscaler would fight", d.Spec.Replicas, auto)
+	}
+	ac := mustRender(t, HorizontalPodAutoscaler, app)
+	if (ac != nil) != (auto != nil) {
+		t.Fatalf("autoscaler rendered: %v, autoscaling: %+v", ac != nil, auto)
+	}
+	if ac == nil {
+		return ptr.Deref(app.Spec.Replicas, 1)
+	}
+	h := typed[autoscalingv2.HorizontalPodAutoscaler](t, ac)
+	checkLabels(t, h.Labels)
+	if ref := h.Spec.ScaleTargetRef; ref.Kind != "Deployment" || ref.Name != d.Name || ref.APIVersion != "apps/v1" {
+		t.Fatalf("autoscaler targets %+v", ref)
+	}
+	if h.Spec.MinReplicas == nil || *h.Spec.MinReplicas < 1 || *h.Spec.MinReplicas > h.Spec.MaxReplicas || len(h.Spec.Metrics) == 0 {
+		t.Fatalf("autoscaler %+v", h.Spec)
+	}
+	if ref := metav1.GetControllerOf(h); ref == nil || ref.UID != app.UID {
+		t.Fatal("autoscaler is not controlled by the WebApp")
+	}
+	return auto.MaxReplicas
+}
+
+// checkBudget fails unless app has a budget exactly when it may run more than one replica and does
+// not switch it off, and the budget selects its pods and always allows an eviction.
+func checkBudget(t *testing.T, app *webappv1.WebApp, most int32, pods labels.Set) {
+	t.Helper()
+	ac := mustRender(t, PodDisruptionBudget, app)
+	b := app.Spec.DisruptionBudget
+	wantBudget := most > 1 && (b == nil || ptr.Deref(b.Enabled, true))
+	if (ac != nil) != wantBudget {
+		t.Fatalf("budget rendered: %v, wanted: %v", ac != nil, wantBudget)
+	}
+	if ac == nil {
+		return
+	}
+	pdb := typed[policyv1.PodDisruptionBudget](t, ac)
+	checkSelects(t, "PodDisruptionBudget", pdb.Spec.Selector, pods)
+	checkLabels(t, pdb.Labels)
+	if mu := pdb.Spec.MaxUnavailable; mu == nil || pdb.Spec.MinAvailable != nil ||
+		(mu.Type == intstr.Int && mu.IntVal < 1) || (mu.Type == intstr.String && !strings.HasSuffix(mu.StrVal, "%")) {
+		t.Fatalf("budget %+v", pdb.Spec)
+	}
+	if ref := metav1.GetControllerOf(pdb); ref == nil || ref.UID != app.UID {
+		t.Fatal("budget is not controlled by the WebApp")
+	}
 }
 
 // checkNetworkPolicy fails unless p applies to exactly app's pods, restricts ingress, admits no
@@ -333,6 +360,42 @@ func checkNetworkPolicy(t *testing.T, app *webappv1.WebApp, p *networkingv1.Netw
 	}
 }
 
+// checkIngress fails unless ing routes every host and path of app, and only to app's Service, with
+// TLS for every host when asked, and status.url names one of them.
+func checkIngress(t *testing.T, app *webappv1.WebApp, ing *networkingv1.Ingress) {
+	t.Helper()
+	checkLabels(t, ing.Labels)
+	in := app.Spec.Ingress
+	if ing.Spec.DefaultBackend != nil || len(ing.Spec.Rules) != len(in.Hosts) {
+		t.Fatalf("rules %+v for hosts %v", ing.Spec.Rules, in.Hosts)
+	}
+	for i, r := range ing.Spec.Rules {
+		if r.Host != in.Hosts[i] || r.HTTP == nil || len(r.HTTP.Paths) != max(1, len(in.Paths)) {
+			t.Fatalf("rule %+v", r)
+		}
+		for _, p := range r.HTTP.Paths {
+			if b := p.Backend.Service; b == nil || b.Name != app.Name || b.Port.Name != PortName ||
+				!strings.HasPrefix(p.Path, "/") || p.PathType == nil || *p.PathType != networkingv1.PathTypePrefix {
+				t.Fatalf("path %+v", p)
+			}
+		}
+	}
+	if (in.TLS != nil) != (len(ing.Spec.TLS) == 1) || (in.TLS != nil && len(ing.Spec.TLS[0].Hosts) != len(in.Hosts)) {
+		t.Fatalf("tls %+v", ing.Spec.TLS)
+	}
+	scheme := map[bool]string{true: "https://", false: "http://"}[in.TLS != nil]
+	named := false
+	for _, h := range in.Hosts {
+		named = named || ExternalURL(app) == scheme+h+ing.Spec.Rules[0].HTTP.Paths[0].Path && !strings.HasPrefix(h, "*")
+	}
+	if u := ExternalURL(app); u != "" && !named {
+		t.Fatalf("url %q names none of the hosts %v", u, in.Hosts)
+	}
+	if ref := metav1.GetControllerOf(ing); ref == nil || ref.UID != app.UID {
+		t.Fatal("Ingress is not controlled by the WebApp")
+	}
+}
+
 // admissibleAvailability mirrors the CRD's rules on the fields the optional children read.
 func admissibleAvailability(app *webappv1.WebApp) bool {
 	s := app.Spec
@@ -346,7 +409,22 @@ func admissibleAvailability(app *webappv1.WebApp) bool {
 		}
 	}
 	return admissibleAutoscaling(s.Autoscaling) && admissibleNetworkPolicy(s.NetworkPolicy) &&
-		admissibleBudget(s.DisruptionBudget)
+		admissibleBudget(s.DisruptionBudget) && admissibleIngress(s.Ingress)
+}
+
+func admissibleIngress(in *webappv1.Ingress) bool {
+	if in == nil {
+		return true
+	}
+	if len(in.Hosts) == 0 {
+		return false
+	}
+	for _, p := range in.Paths {
+		if !strings.HasPrefix(p, "/") {
+			return false
+		}
+	}
+	return true
 }
 
 func admissibleAutoscaling(a *webappv1.Autoscaling) bool {

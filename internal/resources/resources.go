@@ -24,7 +24,7 @@ import (
 
 // All are the kinds of child a WebApp has, in the order the reconciler applies them. The first is
 // the workload: once every child is ready, its Health speaks for the WebApp.
-var All = []Child{Deployment, Service, PodDisruptionBudget, HorizontalPodAutoscaler, NetworkPolicy}
+var All = []Child{Deployment, Service, Ingress, PodDisruptionBudget, HorizontalPodAutoscaler, NetworkPolicy}
 
 // Child is one kind of object the operator creates for a WebApp, named like the WebApp.
 type Child interface {

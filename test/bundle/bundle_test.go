@@ -162,7 +162,7 @@ func TestEveryFieldHasADescriptor(t *testing.T) {
 	props := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties
 	wantSpec := fieldPaths(props["spec"],
 		"healthCheck", "service", "security", "probes", "lifecycle", "strategy", "scheduling",
-		"disruptionBudget", "autoscaling", "networkPolicy")
+		"disruptionBudget", "autoscaling", "networkPolicy", "ingress")
 	wantStatus := fieldPaths(props["status"])
 
 	owned := loadCSV(t).Spec.CustomResourceDefinitions.Owned
