@@ -419,7 +419,7 @@ var _ = Describe("The Ingress", func() {
 		updateWebApp(ns, "taken", func(a *webappv1.WebApp) { a.Spec.Ingress = &webappv1.Ingress{Hosts: []string{"a.example.com"}} })
 		Eventually(condition(ns, "taken", webappv1.ConditionStalled), timeout, interval).
 			Should(And(haveStatusReason(metav1.ConditionTrue, status.ReasonNameConflict),
-				HaveField("Message", ContainSubstring("Ingress named \"taken\""))))
+				HaveField("Message", ContainSubstring(`an Ingress named "taken" already exists`))))
 		Expect(ingress("taken")(Default).ResourceVersion).To(Equal(foreign.ResourceVersion), "the foreign Ingress was modified")
 	})
 })

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -57,8 +58,8 @@ func (r *WebAppReconciler) ensure(ctx context.Context, app *webappv1.WebApp, chi
 	// By UID: a WebApp deleted and re-created under the same name does not inherit the children of
 	// its namesake while the garbage collector removes them.
 	if !metav1.IsControlledBy(live, app) {
-		return nil, false, status.NameConflict("a %s named %q already exists and is not controlled by this WebApp; "+
-			"it is left untouched: delete it or rename the WebApp", child.Kind(), app.Name)
+		return nil, false, status.NameConflict("%s %s named %q already exists and is not controlled by this WebApp; "+
+			"it is left untouched: delete it or rename the WebApp", article(child.Kind()), child.Kind(), app.Name)
 	}
 	if owned, err := child.Owned(live); err == nil && equality.Semantic.DeepEqual(owned, desired) {
 		return live, false, nil
@@ -153,4 +154,12 @@ func fromApplyConfiguration(ac runtime.ApplyConfiguration, obj client.Object) er
 		return fmt.Errorf("converting %T: %w", ac, err)
 	}
 	return runtime.DefaultUnstructuredConverter.FromUnstructured(u, obj)
+}
+
+// article is the indefinite article before kind in a message: "an Ingress", "a Service".
+func article(kind string) string {
+	if kind != "" && strings.ContainsRune("AEIOU", rune(kind[0])) {
+		return "an"
+	}
+	return "a"
 }
