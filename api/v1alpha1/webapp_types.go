@@ -61,7 +61,8 @@ type WebAppSpec struct {
 	Image string `json:"image"`
 
 	// Replicas is the number of pods to run. It is also the target of the scale
-	// subresource, so `kubectl scale` and a HorizontalPodAutoscaler can drive it.
+	// subresource, so `kubectl scale` can drive it. With spec.autoscaling, the autoscaler sets the
+	// Deployment's replicas instead and this field is not used.
 	// +optional
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=0
@@ -253,6 +254,31 @@ type WebAppSpec struct {
 	// +kubebuilder:validation:Maximum=86400
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Progress Deadline Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	ProgressDeadlineSeconds *int32 `json:"progressDeadlineSeconds,omitempty"`
+
+	// DisruptionBudget tunes the PodDisruptionBudget that a WebApp with more than one replica gets by
+	// default, so that node drains keep it serving; set enabled: false to do without.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Disruption Budget",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	DisruptionBudget *DisruptionBudget `json:"disruptionBudget,omitempty"`
+
+	// Autoscaling has a HorizontalPodAutoscaler set the replicas from the pods' CPU or memory use;
+	// spec.replicas is then not used.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Autoscaling"
+	Autoscaling *Autoscaling `json:"autoscaling,omitempty"`
+
+	// NetworkPolicy, when set, has a NetworkPolicy admit connections to the pods only from the
+	// WebApp's namespace and the namespaces it lists (the ingress controller's, the gateway's), so
+	// that the rest of the cluster cannot reach the app around its front door.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Network Policy",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	NetworkPolicy *NetworkPolicy `json:"networkPolicy,omitempty"`
+
+	// Ingress, when set, exposes the WebApp outside the cluster through an Ingress of its hosts and
+	// paths; without it, the WebApp is reachable inside the cluster only, through its Service.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Ingress"
+	Ingress *Ingress `json:"ingress,omitempty"`
 }
 
 // HealthCheck is an HTTP GET probe used for both readiness and liveness.
@@ -331,7 +357,9 @@ type WebAppStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Selector",xDescriptors={"urn:alm:descriptor:text"}
 	Selector string `json:"selector,omitempty"`
 
-	// URL is the in-cluster address of the Service, e.g. http://shop.default.svc:80.
+	// URL is where the WebApp answers: its external URL once its Ingress has an address
+	// (https://shop.example.com/), and the in-cluster address of its Service otherwise
+	// (http://shop.default.svc:80).
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="URL",xDescriptors={"urn:alm:descriptor:org.w3:link"}
 	URL string `json:"url,omitempty"`
@@ -356,7 +384,7 @@ type WebAppStatus struct {
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label (lower case letters, digits and '-', starting with a letter, at most 63 characters): it names the Service"
-// +operator-sdk:csv:customresourcedefinitions:displayName="Web App",resources={{Deployment,v1,""},{Service,v1,""}}
+// +operator-sdk:csv:customresourcedefinitions:displayName="Web App",resources={{Deployment,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""},{HorizontalPodAutoscaler,v2,""},{NetworkPolicy,v1,""},{Ingress,v1,""}}
 type WebApp struct {
 	metav1.TypeMeta `json:",inline"`
 

@@ -134,7 +134,8 @@ func withValue(schema *apiextensionsv1.JSONSchemaProps, ns, name string, path []
 
 // companions adds what rules across fields require around the sampled value, so that the value is
 // judged on its own: an extended resource's request needs a limit of the same value, an envFrom
-// entry, a volume, a probe or a preStop action needs a source, a volume mount needs its volume.
+// entry, a volume, a probe or a preStop action needs a source, a volume mount needs its volume, an
+// Ingress needs a host.
 func companions(spec map[string]any, r *rand.Rand) {
 	resourceAndMountCompanions(spec)
 	if svc, ok := spec["service"].(map[string]any); ok && (svc["type"] == nil || svc["type"] == "ClusterIP") {
@@ -161,6 +162,12 @@ func companions(spec map[string]any, r *rand.Rand) {
 	}
 	if s, ok := spec["scheduling"].(map[string]any); ok {
 		schedulingCompanions(s)
+	}
+	// an Ingress routes at least one host: a sampled path needs one
+	if in, ok := spec["ingress"].(map[string]any); ok {
+		if hosts, _ := in["hosts"].([]any); len(hosts) == 0 {
+			in["hosts"] = []any{"shop.example.com"}
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,8 +22,7 @@ import (
 // none of that name exists, and fails with 409 Conflict, touching nothing, when one does.
 const absentOnly = "18446744073709551615"
 
-// ensure makes the live child carry the desired fields and returns it (nil when app wants none),
-// and whether it wrote it.
+// ensure makes the live child carry the desired fields and returns it, and whether it wrote it.
 //
 //   - A child the cache does not hold is created in one request, on the condition that no object of
 //     that name exists. Only if one does (the API server says 409) is it read: one of ours that lost
@@ -34,14 +34,8 @@ const absentOnly = "18446744073709551615"
 //     annotations) are left alone.
 //
 // Terminal failures are returned as a *status.Problem, transient ones as plain errors.
-func (r *WebAppReconciler) ensure(ctx context.Context, app *webappv1.WebApp, child resources.Child) (client.Object, bool, error) {
-	desired, err := child.Desired(app)
-	if err != nil {
-		return nil, false, status.InvalidSpec("%s", err)
-	}
-	if desired == nil {
-		return nil, false, nil
-	}
+func (r *WebAppReconciler) ensure(ctx context.Context, app *webappv1.WebApp, child resources.Child,
+	desired runtime.ApplyConfiguration) (client.Object, bool, error) {
 	key := client.ObjectKeyFromObject(app)
 	live := child.New()
 	switch err := r.Get(ctx, key, live); {
@@ -64,11 +58,19 @@ func (r *WebAppReconciler) ensure(ctx context.Context, app *webappv1.WebApp, chi
 	// By UID: a WebApp deleted and re-created under the same name does not inherit the children of
 	// its namesake while the garbage collector removes them.
 	if !metav1.IsControlledBy(live, app) {
-		return nil, false, status.NameConflict("a %s named %q already exists and is not controlled by this WebApp; "+
-			"it is left untouched: delete it or rename the WebApp", child.Kind(), app.Name)
+		return nil, false, status.NameConflict("%s %s named %q already exists and is not controlled by this WebApp; "+
+			"it is left untouched: delete it or rename the WebApp", article(child.Kind()), child.Kind(), app.Name)
 	}
 	if owned, err := child.Owned(live); err == nil && equality.Semantic.DeepEqual(owned, desired) {
 		return live, false, nil
+	}
+	if handover, err := child.Handover(app, live); err != nil {
+		return nil, false, fmt.Errorf("handing over fields of %s %s: %w", child.Kind(), app.Name, err)
+	} else if handover != nil {
+		if err := r.Apply(ctx, handover, client.FieldOwner(resources.HandoverFieldOwner)); err != nil {
+			return nil, false, applyError(child, app, true, err)
+		}
+		logf.FromContext(ctx).Info("Handed fields over", "kind", child.Kind(), "name", app.Name)
 	}
 	if err := r.Apply(ctx, desired, client.FieldOwner(resources.FieldOwner), client.ForceOwnership); err != nil {
 		return nil, false, applyError(child, app, true, err)
@@ -80,6 +82,30 @@ func (r *WebAppReconciler) ensure(ctx context.Context, app *webappv1.WebApp, chi
 	}
 	logf.FromContext(ctx).Info("Updated child", "kind", child.Kind(), "name", app.Name)
 	return applied, true, nil
+}
+
+// prune deletes app's child of this kind, which app no longer wants (an optional child switched off,
+// a budget for a WebApp down to one replica). Only an object that app controls is deleted, on the
+// condition that it is still the one the cache shows (its UID and resourceVersion): a same-name
+// object of anyone else's is left alone, since the WebApp asks for nothing of that name. Reading
+// from the cache, a pass over a WebApp that wants no such child sends no request at all.
+func (r *WebAppReconciler) prune(ctx context.Context, app *webappv1.WebApp, child resources.Child) error {
+	live := child.New()
+	if err := r.Get(ctx, client.ObjectKeyFromObject(app), live); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if !metav1.IsControlledBy(live, app) || live.GetDeletionTimestamp() != nil {
+		return nil
+	}
+	uid, rv := live.GetUID(), live.GetResourceVersion()
+	if err := r.Delete(ctx, live, client.Preconditions{UID: &uid, ResourceVersion: &rv}); err != nil {
+		if apierrors.IsForbidden(err) {
+			return status.ApplyDenied("the API server denied deleting the %s: %v", child.Kind(), err)
+		}
+		return client.IgnoreNotFound(err)
+	}
+	logf.FromContext(ctx).Info("Deleted child the WebApp no longer asks for", "kind", child.Kind(), "name", app.Name)
+	return nil
 }
 
 // create applies desired on the condition that no object of its name exists (absentOnly).
@@ -128,4 +154,12 @@ func fromApplyConfiguration(ac runtime.ApplyConfiguration, obj client.Object) er
 		return fmt.Errorf("converting %T: %w", ac, err)
 	}
 	return runtime.DefaultUnstructuredConverter.FromUnstructured(u, obj)
+}
+
+// article is the indefinite article before kind in a message: "an Ingress", "a Service".
+func article(kind string) string {
+	if kind != "" && strings.ContainsRune("AEIOU", rune(kind[0])) {
+		return "an"
+	}
+	return "a"
 }

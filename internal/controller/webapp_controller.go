@@ -31,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -159,9 +160,22 @@ func (r *WebAppReconciler) converge(ctx context.Context, app *webappv1.WebApp) (
 	var written []string
 	var err error
 	for _, child := range resources.All {
+		var desired runtime.ApplyConfiguration
+		if desired, err = child.Desired(app); err != nil {
+			err = status.InvalidSpec("%s", err)
+			break
+		}
+		if desired == nil {
+			// An optional child the WebApp does not ask for: not part of its health, and deleted
+			// if we made it.
+			if err = r.prune(ctx, app, child); err != nil {
+				break
+			}
+			continue
+		}
 		var live client.Object
 		var wrote bool
-		if live, wrote, err = r.ensure(ctx, app, child); err != nil {
+		if live, wrote, err = r.ensure(ctx, app, child, desired); err != nil {
 			break
 		}
 		if wrote {

@@ -448,20 +448,38 @@ var _ = Describe("WebApp controller", func() {
 	})
 
 	It("makes zero write requests, and reads only from its cache, on a pass over an up-to-date WebApp", func() {
-		createReady(newWebApp(ns, "steady"))
+		Expect(k8sClient.Create(ctx, steadyWebApp(ns))).To(Succeed())
+		Eventually(getDeployment(ns, "steady"), timeout, interval).ShouldNot(BeNil())
+		playDeploymentController(ns, "steady")
+		playIngressController(ns, "steady")
+		Eventually(condition(ns, "steady", webappv1.ConditionReady), timeout, interval).
+			Should(haveStatusReason(metav1.ConditionTrue, status.ReasonReady))
 		// Let any pass still in flight, and its Events, finish.
 		writesBefore := settledWritesIn(ns)
 		readsBefore := len(requests.ReadsIn(ns))
 		passesBefore := reconcileCount()
 
-		// A change to a child that does not touch our fields triggers a pass through the Owns watch.
+		// A change to a child that does not touch our fields triggers a pass through the Owns watch:
+		// to each kind of child the WebApp has, one after the other.
 		// (A label, not an annotation: annotation changes bump a Deployment's generation.)
-		Eventually(func(g Gomega) {
-			d := getDeployment(ns, "steady")(g)
-			d.Labels["touched"] = fmt.Sprint(time.Now().UnixNano())
-			g.Expect(k8sClient.Update(ctx, d)).To(Succeed())
-		}, timeout, interval).Should(Succeed())
-		Eventually(reconcileCount, timeout, interval).Should(BeNumerically(">", passesBefore))
+		touched := 0
+		for _, child := range resources.All {
+			if apierrors.IsNotFound(k8sClient.Get(ctx, key(ns, "steady"), child.New())) {
+				continue // an optional kind this WebApp does not ask for
+			}
+			touched++
+			Eventually(func(g Gomega) {
+				obj := child.New()
+				g.Expect(k8sClient.Get(ctx, key(ns, "steady"), obj)).To(Succeed())
+				labels := obj.GetLabels()
+				labels["touched"] = fmt.Sprint(time.Now().UnixNano())
+				obj.SetLabels(labels)
+				g.Expect(k8sClient.Update(ctx, obj)).To(Succeed())
+			}, timeout, interval).Should(Succeed(), "touching the %s", child.Kind())
+			Eventually(reconcileCount, timeout, interval).Should(BeNumerically(">", passesBefore), "no pass after touching the %s", child.Kind())
+			passesBefore = reconcileCount()
+		}
+		Expect(touched).To(Equal(len(resources.All)), "steadyWebApp must ask for a child of every kind")
 		// The label change itself is a write of the test's own client, not of the manager's.
 		Consistently(func() []string { return requests.WritesIn(ns)[writesBefore:] }, 2*time.Second, 100*time.Millisecond).
 			Should(BeEmpty(), "a pass with nothing to change must not write")
@@ -542,6 +560,59 @@ var _ = Describe("WebApp admission", func() {
 		Entry("pod annotation key that is not a qualified name", "a", func(a *webappv1.WebApp) {
 			a.Spec.PodAnnotations = map[string]webappv1.AnnotationValue{"not/a/key": "x"}
 		}, "podAnnotations keys must be qualified names"),
+		Entry("a disruption budget that allows no eviction", "a", func(a *webappv1.WebApp) {
+			a.Spec.DisruptionBudget = &webappv1.DisruptionBudget{MaxUnavailable: ptr.To(intstr.FromInt32(0))}
+		}, "a number from 1 to 1000, or a percentage from 1% to 100%"),
+		Entry("a disruption budget of 0%", "a", func(a *webappv1.WebApp) {
+			a.Spec.DisruptionBudget = &webappv1.DisruptionBudget{MaxUnavailable: ptr.To(intstr.FromString("0%"))}
+		}, "a number from 1 to 1000, or a percentage from 1% to 100%"),
+		Entry("a disruption budget that is not a number or a percentage", "a", func(a *webappv1.WebApp) {
+			a.Spec.DisruptionBudget = &webappv1.DisruptionBudget{MaxUnavailable: ptr.To(intstr.FromString("one"))}
+		}, "a number from 1 to 1000, or a percentage from 1% to 100%"),
+		Entry("an autoscaler whose minimum exceeds its maximum", "a", func(a *webappv1.WebApp) {
+			a.Spec.Autoscaling = &webappv1.Autoscaling{MinReplicas: ptr.To[int32](5), MaxReplicas: 3}
+		}, "autoscaling.minReplicas must not exceed maxReplicas"),
+		Entry("an autoscaler without a maximum", "a", func(a *webappv1.WebApp) {
+			a.Spec.Autoscaling = &webappv1.Autoscaling{}
+		}, "spec.autoscaling.maxReplicas"),
+		Entry("an autoscaler target of 0%", "a", func(a *webappv1.WebApp) {
+			a.Spec.Autoscaling = &webappv1.Autoscaling{MaxReplicas: 3, TargetCPUUtilizationPercentage: ptr.To[int32](0)}
+		}, "spec.autoscaling.targetCPUUtilizationPercentage"),
+		Entry("a scaling policy of an unknown type", "a", func(a *webappv1.WebApp) {
+			a.Spec.Autoscaling = &webappv1.Autoscaling{MaxReplicas: 3, Behavior: &webappv1.ScalingBehavior{
+				ScaleUp: &webappv1.ScalingRules{Policies: []webappv1.ScalingPolicy{{Type: "Nodes", Value: 1, PeriodSeconds: 60}}}}}
+		}, "spec.autoscaling.behavior.scaleUp.policies[0].type"),
+		Entry("a scaling policy period beyond 30 minutes", "a", func(a *webappv1.WebApp) {
+			a.Spec.Autoscaling = &webappv1.Autoscaling{MaxReplicas: 3, Behavior: &webappv1.ScalingBehavior{
+				ScaleDown: &webappv1.ScalingRules{Policies: []webappv1.ScalingPolicy{{Type: "Pods", Value: 1, PeriodSeconds: 1801}}}}}
+		}, "spec.autoscaling.behavior.scaleDown.policies[0].periodSeconds"),
+		Entry("a network policy namespace that is not a namespace name", "a", func(a *webappv1.WebApp) {
+			a.Spec.NetworkPolicy = &webappv1.NetworkPolicy{FromNamespaces: []string{"Ingress_NGINX"}}
+		}, "spec.networkPolicy.fromNamespaces[0]"),
+		Entry("a network policy namespace listed twice", "a", func(a *webappv1.WebApp) {
+			a.Spec.NetworkPolicy = &webappv1.NetworkPolicy{FromNamespaces: []string{"gw", "gw"}}
+		}, "spec.networkPolicy.fromNamespaces[1]"),
+		Entry("an Ingress without hosts", "a", func(a *webappv1.WebApp) { a.Spec.Ingress = &webappv1.Ingress{} },
+			"spec.ingress.hosts"),
+		Entry("an Ingress host that is an IP address", "a", func(a *webappv1.WebApp) {
+			a.Spec.Ingress = &webappv1.Ingress{Hosts: []string{"10.0.0.1"}}
+		}, "a host is a DNS name, not an IP address"),
+		Entry("an Ingress host with upper case letters", "a", func(a *webappv1.WebApp) {
+			a.Spec.Ingress = &webappv1.Ingress{Hosts: []string{"Shop.example.com"}}
+		}, "spec.ingress.hosts[0]"),
+		Entry("an Ingress path that is not absolute", "a", func(a *webappv1.WebApp) {
+			a.Spec.Ingress = &webappv1.Ingress{Hosts: []string{"a.example.com"}, Paths: []string{"shop"}}
+		}, "spec.ingress.paths[0]"),
+		Entry("an Ingress path with '//'", "a", func(a *webappv1.WebApp) {
+			a.Spec.Ingress = &webappv1.Ingress{Hosts: []string{"a.example.com"}, Paths: []string{"/a//b"}}
+		}, "a path has no '//'"),
+		Entry("an Ingress TLS Secret that is not a name", "a", func(a *webappv1.WebApp) {
+			a.Spec.Ingress = &webappv1.Ingress{Hosts: []string{"a.example.com"}, TLS: &webappv1.IngressTLS{SecretName: "Shop TLS"}}
+		}, "spec.ingress.tls.secretName"),
+		Entry("an Ingress annotation key that is not a qualified name", "a", func(a *webappv1.WebApp) {
+			a.Spec.Ingress = &webappv1.Ingress{Hosts: []string{"a.example.com"},
+				Annotations: map[string]webappv1.AnnotationValue{"not/a/key": "x"}}
+		}, "annotation keys must be qualified names"),
 		Entry("resource that containers cannot request", "a", func(a *webappv1.WebApp) {
 			a.Spec.Resources.Limits = webappv1.ResourceList{"gpu": webappv1.MustParseQuantity("1")}
 		}, "resource names are cpu, memory"),
@@ -581,6 +652,21 @@ var _ = Describe("WebApp admission", func() {
 		Expect(got.Spec.Service).To(Equal(webappv1.ServiceSpec{Type: webappv1.ServiceTypeClusterIP, Port: 80}))
 	})
 })
+
+// steadyWebApp is a WebApp that asks for a child of every kind.
+func steadyWebApp(ns string) *webappv1.WebApp {
+	app := newWebApp(ns, "steady")
+	app.Spec.Autoscaling = &webappv1.Autoscaling{MinReplicas: ptr.To[int32](1), MaxReplicas: 4, // and so a budget
+		TargetCPUUtilizationPercentage: ptr.To[int32](60), TargetMemoryUtilizationPercentage: ptr.To[int32](80),
+		Behavior: &webappv1.ScalingBehavior{ScaleDown: &webappv1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](60),
+			SelectPolicy: "Min", Policies: []webappv1.ScalingPolicy{{Type: "Pods", Value: 1, PeriodSeconds: 30}}}}}
+	app.Spec.NetworkPolicy = &webappv1.NetworkPolicy{FromNamespaces: []string{"ingress-nginx"}}
+	app.Spec.Ingress = &webappv1.Ingress{ClassName: "nginx", Hosts: []string{"steady.example.com", "*.example.com"},
+		Paths: []string{"/", "/api"}, TLS: &webappv1.IngressTLS{SecretName: "steady-tls"},
+		Annotations: map[string]webappv1.AnnotationValue{"cert-manager.io/cluster-issuer": "letsencrypt"}}
+	app.Spec.Ports = []webappv1.ContainerPort{{Name: "metrics", ContainerPort: 9090}}
+	return app
+}
 
 // failingPod creates a pod whose image cannot be pulled, as the kubelet would report it.
 func failingPod(ns, name string, labels map[string]string, owners []metav1.OwnerReference) *corev1.Pod {

@@ -4,11 +4,12 @@ import (
 	"reflect"
 	"testing"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/webapp-operator/webapp-operator/internal/resources"
 )
 
 func TestParseNamespaces(t *testing.T) {
@@ -36,10 +37,13 @@ func TestCacheIsScopedToOurChildrenAndNamespaces(t *testing.T) {
 		"app.kubernetes.io/managed-by": "webapp-operator"}
 	// app.kubernetes.io/name=webapp is a common label: another tool's pods may carry it
 	foreignPod := labels.Set{"app.kubernetes.io/name": "webapp", "app.kubernetes.io/instance": "shop"}
+	children := map[reflect.Type]bool{}
+	for _, child := range resources.All {
+		children[reflect.TypeOf(child.New())] = true
+	}
 	for obj, by := range opts.ByObject {
 		want, notWant := ours, foreign
 		switch obj.(type) {
-		case *appsv1.Deployment, *corev1.Service:
 		case *corev1.Pod:
 			want, notWant = ourPod, foreignPod
 		case *unstructured.Unstructured: // WebApps: all of them, trimmed
@@ -48,14 +52,16 @@ func TestCacheIsScopedToOurChildrenAndNamespaces(t *testing.T) {
 			}
 			continue
 		default:
-			t.Errorf("unexpected cache scoping for %T", obj)
+			if !children[reflect.TypeOf(obj)] {
+				t.Errorf("unexpected cache scoping for %T", obj)
+			}
 		}
 		if by.Label == nil || !by.Label.Matches(want) || by.Label.Matches(notWant) || by.Label.Matches(labels.Set{}) {
 			t.Errorf("%T cache selector %v does not select exactly our objects", obj, by.Label)
 		}
 	}
-	if len(opts.ByObject) != 4 {
-		t.Errorf("want WebApps, Deployments, Services and Pods configured, got %d kinds", len(opts.ByObject))
+	if len(opts.ByObject) != 2+len(resources.All) {
+		t.Errorf("want WebApps, Pods and each kind of child configured, got %d kinds", len(opts.ByObject))
 	}
 	if all := cacheOptions(nil); all.DefaultNamespaces != nil {
 		t.Errorf("no namespaces must mean the whole cluster, got %v", all.DefaultNamespaces)

@@ -19,11 +19,32 @@ import (
 
 // Deployment is the workload child: its rollout is the WebApp's readiness.
 var Deployment Child = kind[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration]{
-	name:    "Deployment",
-	newObj:  func() *appsv1.Deployment { return &appsv1.Deployment{} },
-	render:  renderDeployment,
-	extract: appsv1ac.ExtractDeployment,
-	health:  deploymentHealth,
+	name:     "Deployment",
+	newObj:   func() *appsv1.Deployment { return &appsv1.Deployment{} },
+	render:   renderDeployment,
+	extract:  appsv1ac.ExtractDeployment,
+	health:   deploymentHealth,
+	handover: deploymentHandover,
+}
+
+// deploymentHandover hands the replicas over to the autoscaler when autoscaling is switched on. Left
+// out of the operator's apply, a field that only the operator owned would be removed and the
+// Deployment would fall back to one replica until the autoscaler catches up. Applied first under
+// HandoverFieldOwner with its live value, the field keeps that value once the operator lets it go,
+// and the autoscaler's first scale takes it from there.
+func deploymentHandover(app *webappv1.WebApp, live *appsv1.Deployment) (*appsv1ac.DeploymentApplyConfiguration, bool, error) {
+	if !Autoscaled(app) || live.Spec.Replicas == nil {
+		return nil, false, nil
+	}
+	owned, err := appsv1ac.ExtractDeployment(live, FieldOwner)
+	if err != nil {
+		return nil, false, err
+	}
+	if owned.Spec == nil || owned.Spec.Replicas == nil {
+		return nil, false, nil
+	}
+	return appsv1ac.Deployment(live.Name, live.Namespace).
+		WithSpec(appsv1ac.DeploymentSpec().WithReplicas(*live.Spec.Replicas)), true, nil
 }
 
 // PodLabels are the labels the operator sets on every pod of app: the selector's, and managed-by.
@@ -38,9 +59,12 @@ func renderDeployment(app *webappv1.WebApp) (*appsv1ac.DeploymentApplyConfigurat
 		return nil, err
 	}
 	spec := appsv1ac.DeploymentSpec().
-		WithReplicas(ptr.Deref(app.Spec.Replicas, 1)).
 		WithSelector(metav1ac.LabelSelector().WithMatchLabels(SelectorLabels(app))).
 		WithTemplate(template)
+	// With an autoscaler, the replicas are its to set: the operator owns no opinion on them.
+	if !Autoscaled(app) {
+		spec.WithReplicas(ptr.Deref(app.Spec.Replicas, 1))
+	}
 	if app.Spec.ProgressDeadlineSeconds != nil {
 		spec.WithProgressDeadlineSeconds(*app.Spec.ProgressDeadlineSeconds)
 	}

@@ -2,14 +2,20 @@ package resources
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 
@@ -206,4 +212,278 @@ func FuzzPodSecurity(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzAvailability renders the optional children of any WebApp spec that decodes and that admission
+// would accept in the fields they read, and checks that each is rendered exactly when the WebApp
+// asks for it, selects exactly the WebApp's pods, and is controlled by the WebApp.
+func FuzzAvailability(f *testing.F) {
+	for _, seed := range []string{
+		`{"image":"x","replicas":2}`,
+		`{"image":"x","replicas":1}`,
+		`{"image":"x","replicas":0,"disruptionBudget":{"maxUnavailable":"50%"}}`,
+		`{"image":"x","replicas":5,"disruptionBudget":{"enabled":false}}`,
+		`{"image":"x","replicas":1000,"disruptionBudget":{"enabled":true,"maxUnavailable":1000}}`,
+		`{"image":"x","replicas":3,"autoscaling":{"maxReplicas":1}}`,
+		`{"image":"x","autoscaling":{"minReplicas":2,"maxReplicas":9,"targetMemoryUtilizationPercentage":70,` +
+			`"behavior":{"scaleUp":{"selectPolicy":"Disabled"},"scaleDown":{"policies":[{"type":"Percent","value":10,"periodSeconds":60}]}}}}`,
+		`{"image":"x","networkPolicy":{}}`,
+		`{"image":"x","ingress":{"hosts":["shop.example.com"]}}`,
+		`{"image":"x","ingress":{"className":"nginx","hosts":["*.example.com","a.b"],"paths":["/x","/y/"],"tls":{"secretName":"t"},` +
+			`"annotations":{"cert-manager.io/cluster-issuer":"le"}}}`,
+		`{"image":"x","networkPolicy":{"sameNamespace":false}}`,
+		`{"image":"x","networkPolicy":{"sameNamespace":false,"fromNamespaces":["ingress-nginx","b"]},"ports":[{"name":"m","containerPort":1}]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		app := newApp(nil)
+		if err := json.Unmarshal(data, &app.Spec); err != nil || !admissibleAvailability(app) {
+			t.Skip()
+		}
+		d := typed[appsv1.Deployment](t, mustRender(t, Deployment, app))
+		pods := labels.Set(d.Spec.Template.Labels)
+
+		most := checkAutoscaler(t, app, d)
+
+		if ac := mustRender(t, NetworkPolicy, app); (ac != nil) != (app.Spec.NetworkPolicy != nil) {
+			t.Fatalf("network policy rendered: %v, asked for: %v", ac != nil, app.Spec.NetworkPolicy != nil)
+		} else if ac != nil {
+			checkNetworkPolicy(t, app, typed[networkingv1.NetworkPolicy](t, ac), pods)
+		}
+
+		if ac := mustRender(t, Ingress, app); (ac != nil) != (app.Spec.Ingress != nil) {
+			t.Fatalf("Ingress rendered: %v, asked for: %v", ac != nil, app.Spec.Ingress != nil)
+		} else if ac != nil {
+			checkIngress(t, app, typed[networkingv1.Ingress](t, ac))
+		}
+
+		checkBudget(t, app, most, pods)
+	})
+}
+
+// checkAutoscaler fails unless app's Deployment leaves its replicas to an autoscaler exactly when
+// app has one, and the autoscaler targets that Deployment within sane bounds. It returns the most
+// replicas app may run.
+func checkAutoscaler(t *testing.T, app *webappv1.WebApp, d *appsv1.Deployment) int32 {
+	t.Helper()
+	auto := app.Spec.Autoscaling
+	if (d.Spec.Replicas == nil) != (auto != nil) {
+		t.Fatalf("Deployment replicas %v with autoscaling %+v: the operator and the autoscaler would fight", d.Spec.Replicas, auto)
+	}
+	ac := mustRender(t, HorizontalPodAutoscaler, app)
+	if (ac != nil) != (auto != nil) {
+		t.Fatalf("autoscaler rendered: %v, autoscaling: %+v", ac != nil, auto)
+	}
+	if ac == nil {
+		return ptr.Deref(app.Spec.Replicas, 1)
+	}
+	h := typed[autoscalingv2.HorizontalPodAutoscaler](t, ac)
+	checkLabels(t, h.Labels)
+	if ref := h.Spec.ScaleTargetRef; ref.Kind != "Deployment" || ref.Name != d.Name || ref.APIVersion != "apps/v1" {
+		t.Fatalf("autoscaler targets %+v", ref)
+	}
+	if h.Spec.MinReplicas == nil || *h.Spec.MinReplicas < 1 || *h.Spec.MinReplicas > h.Spec.MaxReplicas || len(h.Spec.Metrics) == 0 {
+		t.Fatalf("autoscaler %+v", h.Spec)
+	}
+	if ref := metav1.GetControllerOf(h); ref == nil || ref.UID != app.UID {
+		t.Fatal("autoscaler is not controlled by the WebApp")
+	}
+	return auto.MaxReplicas
+}
+
+// checkBudget fails unless app has a budget exactly when it may run more than one replica and does
+// not switch it off, and the budget selects its pods and always allows an eviction.
+func checkBudget(t *testing.T, app *webappv1.WebApp, most int32, pods labels.Set) {
+	t.Helper()
+	ac := mustRender(t, PodDisruptionBudget, app)
+	b := app.Spec.DisruptionBudget
+	wantBudget := most > 1 && (b == nil || ptr.Deref(b.Enabled, true))
+	if (ac != nil) != wantBudget {
+		t.Fatalf("budget rendered: %v, wanted: %v", ac != nil, wantBudget)
+	}
+	if ac == nil {
+		return
+	}
+	pdb := typed[policyv1.PodDisruptionBudget](t, ac)
+	checkSelects(t, "PodDisruptionBudget", pdb.Spec.Selector, pods)
+	checkLabels(t, pdb.Labels)
+	if mu := pdb.Spec.MaxUnavailable; mu == nil || pdb.Spec.MinAvailable != nil ||
+		(mu.Type == intstr.Int && mu.IntVal < 1) || (mu.Type == intstr.String && !strings.HasSuffix(mu.StrVal, "%")) {
+		t.Fatalf("budget %+v", pdb.Spec)
+	}
+	if ref := metav1.GetControllerOf(pdb); ref == nil || ref.UID != app.UID {
+		t.Fatal("budget is not controlled by the WebApp")
+	}
+}
+
+// checkNetworkPolicy fails unless p applies to exactly app's pods, restricts ingress, admits no
+// more than app asks for (its namespace, its listed namespaces), and only on app's ports.
+func checkNetworkPolicy(t *testing.T, app *webappv1.WebApp, p *networkingv1.NetworkPolicy, pods labels.Set) {
+	t.Helper()
+	checkLabels(t, p.Labels)
+	checkSelects(t, "NetworkPolicy", &p.Spec.PodSelector, pods)
+	if len(p.Spec.PolicyTypes) != 1 || p.Spec.PolicyTypes[0] != networkingv1.PolicyTypeIngress || len(p.Spec.Ingress) > 1 {
+		t.Fatalf("policy %+v", p.Spec)
+	}
+	np := app.Spec.NetworkPolicy
+	if len(p.Spec.Ingress) == 0 {
+		if ptr.Deref(np.SameNamespace, true) || len(np.FromNamespaces) > 0 {
+			t.Fatal("the policy admits nobody, though the WebApp lists peers")
+		}
+		return
+	}
+	rule := p.Spec.Ingress[0]
+	if len(rule.From) == 0 || len(rule.Ports) != 1+len(app.Spec.Ports) {
+		t.Fatalf("a rule that admits every peer or every port: %+v", rule)
+	}
+	for _, peer := range rule.From {
+		switch {
+		case peer.IPBlock != nil:
+			t.Fatal("an IP block")
+		case peer.NamespaceSelector == nil:
+			if !ptr.Deref(np.SameNamespace, true) || len(peer.PodSelector.MatchLabels)+len(peer.PodSelector.MatchExpressions) > 0 {
+				t.Fatalf("peer %+v", peer)
+			}
+		default:
+			sel, err := metav1.LabelSelectorAsSelector(peer.NamespaceSelector)
+			if err != nil || sel.Empty() || peer.PodSelector != nil {
+				t.Fatalf("namespace peer %+v admits more than the listed namespaces (%v)", peer, err)
+			}
+			for _, ns := range append([]string{"not-listed"}, np.FromNamespaces...) {
+				listed := ns != "not-listed"
+				if sel.Matches(labels.Set{corev1.LabelMetadataName: ns}) != listed {
+					t.Fatalf("namespace %s: admitted %v, listed %v", ns, !listed, listed)
+				}
+			}
+		}
+	}
+}
+
+// checkIngress fails unless ing routes every host and path of app, and only to app's Service, with
+// TLS for every host when asked, and status.url names one of them.
+func checkIngress(t *testing.T, app *webappv1.WebApp, ing *networkingv1.Ingress) {
+	t.Helper()
+	checkLabels(t, ing.Labels)
+	in := app.Spec.Ingress
+	if ing.Spec.DefaultBackend != nil || len(ing.Spec.Rules) != len(in.Hosts) {
+		t.Fatalf("rules %+v for hosts %v", ing.Spec.Rules, in.Hosts)
+	}
+	for i, r := range ing.Spec.Rules {
+		if r.Host != in.Hosts[i] || r.HTTP == nil || len(r.HTTP.Paths) != max(1, len(in.Paths)) {
+			t.Fatalf("rule %+v", r)
+		}
+		for _, p := range r.HTTP.Paths {
+			if b := p.Backend.Service; b == nil || b.Name != app.Name || b.Port.Name != PortName ||
+				!strings.HasPrefix(p.Path, "/") || p.PathType == nil || *p.PathType != networkingv1.PathTypePrefix {
+				t.Fatalf("path %+v", p)
+			}
+		}
+	}
+	if (in.TLS != nil) != (len(ing.Spec.TLS) == 1) || (in.TLS != nil && len(ing.Spec.TLS[0].Hosts) != len(in.Hosts)) {
+		t.Fatalf("tls %+v", ing.Spec.TLS)
+	}
+	scheme := map[bool]string{true: "https://", false: "http://"}[in.TLS != nil]
+	named := false
+	for _, h := range in.Hosts {
+		named = named || ExternalURL(app) == scheme+h+ing.Spec.Rules[0].HTTP.Paths[0].Path && !strings.HasPrefix(h, "*")
+	}
+	if u := ExternalURL(app); u != "" && !named {
+		t.Fatalf("url %q names none of the hosts %v", u, in.Hosts)
+	}
+	if ref := metav1.GetControllerOf(ing); ref == nil || ref.UID != app.UID {
+		t.Fatal("Ingress is not controlled by the WebApp")
+	}
+}
+
+// admissibleAvailability mirrors the CRD's rules on the fields the optional children read.
+func admissibleAvailability(app *webappv1.WebApp) bool {
+	s := app.Spec
+	if r := s.Replicas; r != nil && (*r < 0 || *r > 1000) {
+		return false
+	}
+	for _, p := range s.Ports {
+		if len(validation.IsValidPortName(p.Name)) > 0 || p.Name == PortName ||
+			(p.Protocol != "" && p.Protocol != "TCP" && p.Protocol != "UDP" && p.Protocol != "SCTP") {
+			return false
+		}
+	}
+	return admissibleAutoscaling(s.Autoscaling) && admissibleNetworkPolicy(s.NetworkPolicy) &&
+		admissibleBudget(s.DisruptionBudget) && admissibleIngress(s.Ingress)
+}
+
+func admissibleIngress(in *webappv1.Ingress) bool {
+	if in == nil {
+		return true
+	}
+	if len(in.Hosts) == 0 {
+		return false
+	}
+	for _, p := range in.Paths {
+		if !strings.HasPrefix(p, "/") {
+			return false
+		}
+	}
+	return true
+}
+
+func admissibleAutoscaling(a *webappv1.Autoscaling) bool {
+	if a == nil {
+		return true
+	}
+	if a.MaxReplicas < 1 || a.MaxReplicas > 1000 || (a.MinReplicas != nil && (*a.MinReplicas < 1 || *a.MinReplicas > a.MaxReplicas)) {
+		return false
+	}
+	for _, t := range []*int32{a.TargetCPUUtilizationPercentage, a.TargetMemoryUtilizationPercentage} {
+		if t != nil && (*t < 1 || *t > 1000) {
+			return false
+		}
+	}
+	return true
+}
+
+func admissibleNetworkPolicy(np *webappv1.NetworkPolicy) bool {
+	if np == nil {
+		return true
+	}
+	seen := map[string]bool{}
+	for _, ns := range np.FromNamespaces {
+		if len(validation.IsDNS1123Label(ns)) > 0 || ns == "not-listed" || seen[ns] {
+			return false
+		}
+		seen[ns] = true
+	}
+	return true
+}
+
+func admissibleBudget(b *webappv1.DisruptionBudget) bool {
+	if b == nil || b.MaxUnavailable == nil {
+		return true
+	}
+	mu := b.MaxUnavailable
+	if mu.Type == intstr.Int {
+		return mu.IntVal >= 1 && mu.IntVal <= 1000
+	}
+	return percentage.MatchString(mu.StrVal)
+}
+
+// percentage is the CRD's pattern for a percentage from 1% to 100%.
+var percentage = regexp.MustCompile(`^([1-9]|[1-9][0-9]|100)%$`)
+
+func mustRender(t *testing.T, child Child, app *webappv1.WebApp) runtime.ApplyConfiguration {
+	t.Helper()
+	ac, err := child.Desired(app)
+	if err != nil {
+		t.Fatalf("%s refused an admissible WebApp: %v", child.Kind(), err)
+	}
+	return ac
+}
+
+// checkSelects fails unless sel selects exactly the pods whose labels are pods: the WebApp's.
+func checkSelects(t *testing.T, kind string, sel *metav1.LabelSelector, pods labels.Set) {
+	t.Helper()
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil || s.Empty() || !s.Matches(pods) {
+		t.Fatalf("%s selector %v does not select the pods %v (%v)", kind, sel, pods, err)
+	}
 }

@@ -24,7 +24,7 @@ import (
 
 // All are the kinds of child a WebApp has, in the order the reconciler applies them. The first is
 // the workload: once every child is ready, its Health speaks for the WebApp.
-var All = []Child{Deployment, Service}
+var All = []Child{Deployment, Service, Ingress, PodDisruptionBudget, HorizontalPodAutoscaler, NetworkPolicy}
 
 // Child is one kind of object the operator creates for a WebApp, named like the WebApp.
 type Child interface {
@@ -42,6 +42,10 @@ type Child interface {
 	Health(app *webappv1.WebApp, live client.Object) status.Health
 	// CacheSelector selects the objects of the kind the operator caches and watches.
 	CacheSelector() labels.Selector
+	// Handover returns what to apply under HandoverFieldOwner before app's desired object is applied
+	// over live: the fields that FieldOwner owns on live and now leaves to another controller, with
+	// their live values, so that they keep them. Nil when there are none.
+	Handover(app *webappv1.WebApp, live client.Object) (runtime.ApplyConfiguration, error)
 }
 
 // kind implements Child for a typed object T and its apply configuration AC.
@@ -56,6 +60,9 @@ type kind[T client.Object, AC runtime.ApplyConfiguration] struct {
 	extract func(T, string) (AC, error)
 	// health reads the live object; nil means "ready as soon as it exists".
 	health func(*webappv1.WebApp, T) status.Health
+	// handover returns the fields to hand over before applying (see Child.Handover), and whether
+	// there are any; nil means never.
+	handover func(*webappv1.WebApp, T) (AC, bool, error)
 }
 
 func (k kind[T, AC]) Kind() string       { return k.name }
@@ -86,6 +93,18 @@ func (k kind[T, AC]) Health(app *webappv1.WebApp, live client.Object) status.Hea
 	return h
 }
 
+func (k kind[T, AC]) Handover(app *webappv1.WebApp, live client.Object) (runtime.ApplyConfiguration, error) {
+	t, ok := live.(T)
+	if !ok || k.handover == nil {
+		return nil, nil
+	}
+	ac, some, err := k.handover(app, t)
+	if err != nil || !some {
+		return nil, err
+	}
+	return ac, nil
+}
+
 // CacheSelector: every child carries the managed-by label, so the operator's memory does not grow
 // with the unrelated objects of the cluster.
 func (k kind[T, AC]) CacheSelector() labels.Selector {
@@ -95,6 +114,9 @@ func (k kind[T, AC]) CacheSelector() labels.Selector {
 const (
 	// FieldOwner is the single server-side apply field manager of every object the operator writes.
 	FieldOwner = "webapp-operator"
+	// HandoverFieldOwner holds, for a moment, the fields the operator hands over to another
+	// controller (a Deployment's replicas, to the autoscaler): see Child.Handover.
+	HandoverFieldOwner = "webapp-operator-handover"
 
 	// LabelName, LabelInstance and LabelManagedBy are the standard app.kubernetes.io labels.
 	// Name and instance form the pod selector, which must never change for the life of a

@@ -14,6 +14,9 @@ type Health struct {
 	Stalled bool
 	// Reason and Message say why, as a condition would.
 	Reason, Message string
+	// URL is the address at which a ready child exposes the WebApp (an admitted route's external
+	// URL), or "". It replaces the Observation's URL in status.
+	URL string
 }
 
 // Absent is the Health of a child that does not exist yet.

@@ -15,6 +15,7 @@ const (
 	ReasonPodFailing               = "PodFailing"
 	ReasonReplicaFailure           = "ReplicaFailure"
 	ReasonApplyDenied              = "ApplyDenied"
+	ReasonAddressPending           = "AddressPending"
 
 	ReasonMinimumReplicasAvailable   = "MinimumReplicasAvailable"
 	ReasonMinimumReplicasUnavailable = "MinimumReplicasUnavailable"
@@ -25,7 +26,7 @@ const (
 // docs/conditions.md.
 var ReadyReasons = []string{
 	ReasonReady, ReasonScaledToZero, ReasonCreating, ReasonRolloutInProgress, ReasonReplicasUnavailable,
-	ReasonPodFailing, ReasonReconcileError, ReasonProgressDeadlineExceeded, ReasonReplicaFailure,
+	ReasonAddressPending, ReasonPodFailing, ReasonReconcileError, ReasonProgressDeadlineExceeded, ReasonReplicaFailure,
 	ReasonNameConflict, ReasonInvalidSpec, ReasonApplyDenied,
 }
 

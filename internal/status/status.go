@@ -30,7 +30,8 @@ type Observation struct {
 	Problem *Problem
 	// PodIssue describes a pod that cannot become ready on its own (see PodIssue), or "".
 	PodIssue string
-	// Selector and URL are reported as they are.
+	// Selector is reported as it is; URL too, unless a ready child exposes the WebApp elsewhere
+	// (Health.URL).
 	Selector, URL string
 }
 
@@ -52,6 +53,11 @@ func Compute(app *webappv1.WebApp, obs Observation, now metav1.Time) webappv1.We
 		Selector:           obs.Selector,
 		URL:                obs.URL,
 		Conditions:         append([]metav1.Condition(nil), app.Status.Conditions...),
+	}
+	for _, h := range obs.Children {
+		if h.Ready && h.URL != "" {
+			st.URL = h.URL
+		}
 	}
 	// With a same-name object in the way, what the reconciler saw may not be ours to report.
 	workload := obs.Deployment

@@ -302,3 +302,34 @@ func TestComputeNamesTheFailingPod(t *testing.T) {
 		t.Errorf("a rolled-out WebApp is Ready whatever a stray pod says; got %s/%s", c.Status, c.Reason)
 	}
 }
+
+func TestComputeReportsTheURLOfAReadyRoute(t *testing.T) {
+	ready := observe(app(), deployment(2, 3, 3, 3, availableTrue), &corev1.Service{})
+	inCluster := ready.URL
+	route := Health{Kind: "Ingress", Ready: true, Reason: ReasonReady, Message: "address", URL: "https://shop.example.com/"}
+	pending := Health{Kind: "Ingress", Reason: ReasonAddressPending, Message: "the Ingress has no address yet", URL: "https://shop.example.com/"}
+	tests := []struct {
+		name       string
+		route      Health
+		wantURL    string
+		wantReason string
+		wantReady  metav1.ConditionStatus
+	}{
+		{"admitted: the external URL, and Ready", route, "https://shop.example.com/", ReasonReady, metav1.ConditionTrue},
+		{"no address yet: the in-cluster URL, and not Ready, naming the Ingress", pending, inCluster, ReasonAddressPending, metav1.ConditionFalse},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			obs := ready
+			obs.Children = append(append([]Health(nil), ready.Children...), tt.route)
+			st := Compute(app(), obs, t0)
+			if st.URL != tt.wantURL {
+				t.Errorf("url %q, want %q", st.URL, tt.wantURL)
+			}
+			c := meta.FindStatusCondition(st.Conditions, webappv1.ConditionReady)
+			if c.Status != tt.wantReady || c.Reason != tt.wantReason {
+				t.Errorf("Ready = %s/%s %q, want %s/%s", c.Status, c.Reason, c.Message, tt.wantReady, tt.wantReason)
+			}
+		})
+	}
+}

@@ -19,6 +19,9 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/webapp-operator/webapp-operator/internal/operator"
+	"github.com/webapp-operator/webapp-operator/internal/resources"
 )
 
 const bundleDir = "../../bundle"
@@ -188,7 +191,8 @@ func TestEveryFieldHasADescriptor(t *testing.T) {
 	must(t, yaml.Unmarshal(data, crd))
 	props := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties
 	wantSpec := fieldPaths(props["spec"],
-		"healthCheck", "service", "security", "probes", "lifecycle", "strategy", "scheduling")
+		"healthCheck", "service", "security", "probes", "lifecycle", "strategy", "scheduling",
+		"disruptionBudget", "autoscaling", "networkPolicy", "ingress")
 	wantStatus := fieldPaths(props["status"])
 
 	owned := loadCSV(t).Spec.CustomResourceDefinitions.Owned
@@ -348,5 +352,27 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCSVOwnsEveryKindOfChild: the CSV lists, as the WebApp's owned resources, every kind of child
+// the operator creates (the resources marker of the WebApp type), so that OLM's console shows them.
+func TestCSVOwnsEveryKindOfChild(t *testing.T) {
+	owned := loadCSV(t).Spec.CustomResourceDefinitions.Owned
+	if len(owned) != 1 {
+		t.Fatalf("want one owned CRD, got %d", len(owned))
+	}
+	listed := map[string]bool{}
+	for _, r := range owned[0].Resources {
+		listed[r.Kind+"/"+r.Version] = true
+	}
+	for _, child := range resources.All {
+		gvks, _, err := operator.Scheme.ObjectKinds(child.New())
+		if err != nil || len(gvks) == 0 {
+			t.Fatalf("%s: %v", child.Kind(), err)
+		}
+		if want := gvks[0].Kind + "/" + gvks[0].Version; !listed[want] {
+			t.Errorf("the CSV does not list the child %s among the WebApp's resources (have %v)", want, listed)
+		}
 	}
 }

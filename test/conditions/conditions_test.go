@@ -15,6 +15,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -95,7 +96,9 @@ func observations(app *webappv1.WebApp) map[string]webappstatus.Observation {
 			webappstatus.Absent("Deployment"), webappstatus.Absent("Service")}},
 		webappstatus.ReasonRolloutInProgress:   observe(app, deployment(2, 1, 2, 2)),
 		webappstatus.ReasonReplicasUnavailable: observe(app, deployment(2, 2, 2, 1)),
-		webappstatus.ReasonPodFailing:          podFailing,
+		webappstatus.ReasonAddressPending: {Children: append(observe(app, deployment(2, 2, 2, 2)).Children,
+			resources.Ingress.Health(app, &networkingv1.Ingress{}))},
+		webappstatus.ReasonPodFailing: podFailing,
 		webappstatus.ReasonReconcileError: {
 			Problem: webappstatus.ReconcileError(errors.New("etcdserver: request timed out"))},
 		webappstatus.ReasonProgressDeadlineExceeded: observe(app, deployment(2, 2, 1, 1,
