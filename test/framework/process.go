@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"syscall"
 	"time"
 )
@@ -29,15 +30,27 @@ func StartProcess(name, logPath string, env []string, bin string, args ...string
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		_ = logFile.Close()
-		return nil, fmt.Errorf("starting %s: %w", name, err)
-	}
+	// Pdeathsig fires when the OS thread that started the child ends, not the process. Go ends
+	// threads: DialInNetns throws away every thread it moves into another network namespace, and the
+	// thread that ran cmd.Start could be the next one it takes. So the child is started, and waited
+	// for, from a thread that this goroutine keeps locked, which no other goroutine runs on.
 	p := &Process{Name: name, cmd: cmd, log: logFile, done: make(chan struct{})}
+	started := make(chan error, 1)
 	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
 		p.err = cmd.Wait()
 		close(p.done)
 	}()
+	if err := <-started; err != nil {
+		_ = logFile.Close()
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
 	return p, nil
 }
 
