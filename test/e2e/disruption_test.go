@@ -46,8 +46,12 @@ var _ = Describe("The PodDisruptionBudget of a WebApp with three replicas", Orde
 				Image:    demoImage + ":v1",
 				Replicas: ptr.To[int32](3),
 				Args:     []string{"-version=v1"},
+				// A replacement pod is not Ready for 8 s, so the budget cannot recover between the two
+				// evictions. (The eviction API retries a conflicting budget update for up to 10 s and
+				// re-reads the budget: a replacement Ready by then rightly lets the second one through.)
 				Probes: &webappv1.Probes{Readiness: &webappv1.Probe{
-					HTTPGet: &webappv1.HTTPGetAction{Path: "/ready"}, PeriodSeconds: ptr.To[int32](1)}},
+					HTTPGet: &webappv1.HTTPGetAction{Path: "/ready"}, PeriodSeconds: ptr.To[int32](1),
+					InitialDelaySeconds: ptr.To[int32](8)}},
 				// the endpoints drop an evicted pod a moment after it starts stopping: the pause covers it
 				Lifecycle: &webappv1.Lifecycle{PreStop: &webappv1.Handler{SleepSeconds: ptr.To[int64](3)}},
 			},
