@@ -55,15 +55,16 @@ demo: ## Quickstart on a real cluster: operator deployed, a WebApp serving the d
 	hack/local-cluster/demo.sh
 
 .PHONY: test-e2e
-test-e2e: deploy-local ## Run the end-to-end suite (test/e2e) against the local cluster (`make cluster-up` first).
-	$(LOCAL_ENV) KUBECTL=$(LOCAL_KUBECTL) DEMO_IMG=$(DEMO_IMG) \
+test-e2e: deploy-local prometheus gateway-install ## Run the end-to-end suite (test/e2e) against the local cluster (`make cluster-up` first).
+	$(LOCAL_ENV) KUBECTL=$(LOCAL_KUBECTL) DEMO_IMG=$(DEMO_IMG) PROMETHEUS=$(PROMETHEUS) \
 		go test ./test/e2e -v -count=1 -timeout 30m -ginkgo.v $(E2E_ARGS)
 
 .PHONY: test-e2e-repeat
-test-e2e-repeat: deploy-local ## Run the end-to-end suite E2E_REPEAT (3) times in a row; stop at the first failure.
+test-e2e-repeat: deploy-local prometheus gateway-install ## Run the end-to-end suite E2E_REPEAT (3) times in a row; stop at the first failure.
 	go test -c -o bin/e2e.test ./test/e2e
 	@for i in $$(seq 1 $(E2E_REPEAT)); do \
-		(cd test/e2e && $(LOCAL_ENV) KUBECTL=$(LOCAL_KUBECTL) DEMO_IMG=$(DEMO_IMG) ../../bin/e2e.test -test.timeout 30m $(E2E_ARGS)) || \
+		(cd test/e2e && $(LOCAL_ENV) KUBECTL=$(LOCAL_KUBECTL) DEMO_IMG=$(DEMO_IMG) PROMETHEUS=$(PROMETHEUS) \
+			../../bin/e2e.test -test.timeout 30m $(E2E_ARGS)) || \
 			{ echo "run $$i of $(E2E_REPEAT) FAILED"; exit 1; }; \
 		echo "run $$i of $(E2E_REPEAT): ok"; \
 	done

@@ -1,0 +1,81 @@
+package e2e
+
+import (
+	"io"
+	"net/http"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/status"
+)
+
+// The gateway of make gateway-install (Traefik, built from source): Ingress class traefik, and the
+// Service traefik/traefik at this ClusterIP, which Traefik also writes into the Ingresses' status.
+const gatewayURL = "http://10.96.0.80"
+
+// Through a real ingress controller: a WebApp with spec.ingress is Ready only once the controller has
+// given its Ingress an address, reports its external URL, and answers by host name through it.
+var _ = Describe("A WebApp exposed through a real ingress controller", Ordered, func() {
+	var ns string
+	BeforeAll(func() {
+		ns = "e2e-gateway-" + rand.String(5)
+		Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+		DeferCleanup(func() { _ = k8s.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}) })
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: "traefik", Name: "traefik"}, &corev1.Service{})).
+			To(Succeed(), "the gateway is not installed: make gateway-install")
+	})
+
+	It("waits for the Ingress's address, reports the URL, and serves by host name through Traefik", func() {
+		const host = "shop.e2e.example"
+		Expect(k8s.Create(ctx, &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop"},
+			Spec: webappv1.WebAppSpec{Image: demoImage + ":v1", Replicas: ptr.To[int32](2),
+				Ingress: &webappv1.Ingress{ClassName: "traefik", Hosts: []string{host}}}})).To(Succeed())
+
+		By("Ready once Traefik has written the address; status.url is the external URL")
+		Eventually(func(g Gomega) {
+			wa := &webappv1.WebApp{}
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "shop"}, wa)).To(Succeed())
+			c := meta.FindStatusCondition(wa.Status.Conditions, webappv1.ConditionReady)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Status).To(Equal(metav1.ConditionTrue), "%s: %s", c.Reason, c.Message)
+			g.Expect(c.Reason).NotTo(Equal(status.ReasonAddressPending))
+			g.Expect(wa.Status.URL).To(Equal("http://" + host + "/"))
+		}).Should(Succeed())
+
+		By("HTTP to the gateway with that host name reaches the app; another host does not")
+		Eventually(func(g Gomega) {
+			code, body, err := getHost(gatewayURL+"/", host)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(code).To(Equal(http.StatusOK))
+			g.Expect(body).To(ContainSubstring("hello from v1"))
+		}).Should(Succeed())
+		code, _, err := getHost(gatewayURL+"/", "other.e2e.example")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(code).To(Equal(http.StatusNotFound), "Traefik routes by host name")
+	})
+})
+
+// getHost is get with the Host header set, as a client resolving host to the gateway would send it.
+func getHost(url, host string) (int, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	req.Host = host
+	resp, err := nodeHTTP.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, strings.TrimSpace(string(body)), err
+}
