@@ -59,6 +59,12 @@ test-e2e: deploy-local prometheus gateway-install ## Run the end-to-end suite (t
 	$(LOCAL_ENV) KUBECTL=$(LOCAL_KUBECTL) DEMO_IMG=$(DEMO_IMG) PROMETHEUS=$(PROMETHEUS) \
 		go test ./test/e2e -v -count=1 -timeout 30m -ginkgo.v $(E2E_ARGS)
 
+.PHONY: observability-screenshots
+observability-screenshots: deploy-local prometheus ## Refresh docs/images/prometheus-*.png: the e2e monitoring spec, with Debian's headless Chromium.
+	@command -v chromium >/dev/null || apt-get install -y --no-install-recommends chromium
+	$(LOCAL_ENV) KUBECTL=$(LOCAL_KUBECTL) DEMO_IMG=$(DEMO_IMG) PROMETHEUS=$(PROMETHEUS) E2E_SCREENSHOTS=$(shell pwd)/docs/images \
+		go test ./test/e2e -count=1 -timeout 15m -ginkgo.focus "Monitoring with a real Prometheus"
+
 .PHONY: test-e2e-repeat
 test-e2e-repeat: deploy-local prometheus gateway-install ## Run the end-to-end suite E2E_REPEAT (3) times in a row; stop at the first failure.
 	go test -c -o bin/e2e.test ./test/e2e

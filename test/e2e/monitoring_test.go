@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -88,8 +89,31 @@ var _ = Describe("Monitoring with a real Prometheus", Ordered, func() {
 		}, 4*time.Minute, 5*time.Second).Should(Succeed())
 		Expect(query(Default, promURL, fmt.Sprintf(`ALERTS{alertname="WebAppStalled",name="watched",namespace=%q}`, ns))).
 			To(BeEmpty(), "a WebApp that is not Stalled must not raise WebAppStalled")
+
+		if dir := os.Getenv("E2E_SCREENSHOTS"); dir != "" {
+			// Debian builds Prometheus without its React UI: the pages are the classic ones
+			By("screenshots of Prometheus' pages for docs/observability.md (make observability-screenshots)")
+			screenshot(promURL+"/classic/alerts", filepath.Join(dir, "prometheus-alerts.png"))
+			screenshot(promURL+"/classic/graph?g0.tab=0&g0.range_input=5m&g0.expr="+url.QueryEscape(
+				`max by (namespace, name, type, status, reason) (webapp_condition{status="True"})`),
+				filepath.Join(dir, "prometheus-conditions.png"))
+		}
 	})
 })
+
+// screenshot renders page with headless Chromium (Debian's), inside the node's network namespace
+// where Prometheus listens, into the PNG file out.
+func screenshot(page, out string) {
+	GinkgoHelper()
+	abs, err := filepath.Abs(out)
+	Expect(err).NotTo(HaveOccurred())
+	cmd := exec.CommandContext(ctx, "nsenter", "--net="+framework.NodeNetns, "chromium", "--headless", "--no-sandbox",
+		"--disable-gpu", "--hide-scrollbars", "--window-size=1400,800", "--virtual-time-budget=10000",
+		"--screenshot="+abs, page)
+	outText, err := cmd.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "chromium: %s", outText)
+	Expect(abs).To(BeARegularFile())
+}
 
 // scraperToken creates a ServiceAccount bound to the operator's metrics-reader role, the one a
 // Prometheus is given, and returns a token for it.
