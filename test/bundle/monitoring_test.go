@@ -91,7 +91,7 @@ func TestServiceMonitorScrapesTheSecureMetricsEndpoint(t *testing.T) {
 }
 
 // TestTheBundleHasNoMonitoringObjects: OLM v0 fails the whole InstallPlan when a bundle holds an
-// object of a kind the cluster does not serve (measured with OLM v0.38.0 on the local cluster:
+// object of a kind the cluster does not serve (measured with OLM_VERSION on the local cluster:
 // "GroupVersionKind monitoring.coreos.com/v1, Kind=PrometheusRule not found on the cluster"). A
 // ServiceMonitor or PrometheusRule in the bundle would make the operator uninstallable wherever
 // prometheus-operator is not, so they ship in config/prometheus instead.
