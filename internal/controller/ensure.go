@@ -121,7 +121,7 @@ func (r *WebAppReconciler) create(ctx context.Context, child resources.Child, de
 		return nil, err
 	}
 	created := child.New()
-	if err := fromUnstructured(obj.Object, created); err != nil {
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, created); err != nil {
 		return nil, fmt.Errorf("converting the created %s: %w", child.Kind(), err)
 	}
 	return created, nil
@@ -153,17 +153,7 @@ func fromApplyConfiguration(ac runtime.ApplyConfiguration, obj client.Object) er
 	if err != nil {
 		return fmt.Errorf("converting %T: %w", ac, err)
 	}
-	return fromUnstructured(u, obj)
-}
-
-// fromUnstructured fills obj from content. A child handled as unstructured (the HTTPRoute) takes the
-// content as it is: the converter fills typed structs only.
-func fromUnstructured(content map[string]any, obj client.Object) error {
-	if u, ok := obj.(*unstructured.Unstructured); ok {
-		u.Object = content
-		return nil
-	}
-	return runtime.DefaultUnstructuredConverter.FromUnstructured(content, obj)
+	return runtime.DefaultUnstructuredConverter.FromUnstructured(u, obj)
 }
 
 // article is the indefinite article before kind in a message: "an Ingress", "a Service", and "an
