@@ -2,7 +2,7 @@
 # Builds the end-to-end suite's gateway from source through the Go module proxy, into
 # CACHE_DIR/traefik/<version>/: Traefik (github.com/traefik/traefik/v3, cmd/traefik), which serves both
 # networking.k8s.io Ingress and the Gateway API, and the Gateway API CRDs of the release it implements
-# (sigs.k8s.io/gateway-api's config/crd/standard, which its module carries).
+# (hack/install-gateway-api-crds.sh, which the envtest suite also uses; crds/ links to its folder).
 #
 # Why Traefik is built as the main module (from a copy of its module source) rather than required by a
 # throwaway module, as kwok is: its go.mod replaces three dependencies with forks (gorilla/mux and
@@ -12,12 +12,17 @@
 #
 # Usage: hack/install-gateway.sh    prints the cache folder: traefik, crds/*.yaml
 #        (TRAEFIK_VERSION, GATEWAY_API_VERSION: hack/versions.env)
-# Idempotent: returns at once when both are there. Cold: ~12 min on 2 idle cores.
+# Idempotent: returns at once when both are there. Cold: ~12 min on 2 idle cores (the CRDs: seconds).
 set -euo pipefail
 LOG_PREFIX=gateway
 . "$(dirname "$0")/lib.sh"
 DEST="$CACHE_DIR/traefik/$TRAEFIK_VERSION"
-if [ -x "$DEST/traefik" ] && [ -s "$DEST/crds/httproutes.yaml" ]; then echo "$DEST"; exit 0; fi
+crds=$("$(dirname "$0")/install-gateway-api-crds.sh")
+mkdir -p "$DEST"
+# a cache made before the CRDs had their own script holds a copy: replace it with the link
+[ -L "$DEST/crds" ] || rm -rf "$DEST/crds"
+ln -sfn "$crds" "$DEST/crds"
+if [ -x "$DEST/traefik" ]; then echo "$DEST"; exit 0; fi
 
 WORK=$(mktemp -d)
 trap 'chmod -R u+w "$WORK"; rm -rf "$WORK"' EXIT
@@ -27,12 +32,6 @@ module_dir() {
   (cd "$WORK" && go mod download -json "$1" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
 }
 printf 'module gateway-bin\n\ngo 1.26\n' >"$WORK/go.mod"
-mkdir -p "$DEST/crds"
-crds=$(module_dir "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION")
-[ -d "$crds/config/crd/standard" ] || die "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION has no config/crd/standard"
-for f in "$crds"/config/crd/standard/gateway.networking.k8s.io_*.yaml; do
-  cp "$f" "$DEST/crds/${f##*_}" && chmod 0644 "$DEST/crds/${f##*_}"
-done
 src=$(module_dir "github.com/traefik/traefik/v3@$TRAEFIK_VERSION")
 [ -d "$src/cmd/traefik" ] || die "github.com/traefik/traefik/v3@$TRAEFIK_VERSION: no module source"
 cp -r "$src" "$WORK/traefik" && chmod -R u+w "$WORK/traefik"

@@ -77,3 +77,80 @@ type IngressTLS struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="TLS Secret",xDescriptors={"urn:alm:descriptor:io.kubernetes:Secret"}
 	SecretName string `json:"secretName"`
 }
+
+// Route exposes the WebApp outside the cluster through a Gateway API HTTPRoute
+// (gateway.networking.k8s.io/v1): the Gateways it names send its host names and path prefixes to
+// the WebApp's Service. It needs the Gateway API CRDs in the cluster, which Kubernetes does not ship:
+// without them the WebApp is Stalled (RouteAPIMissing) and the rest of the operator works on. The
+// WebApp is Ready, and status.url its external URL, once every Gateway has accepted the route.
+//
+// Route and Ingress may both be set: that is how an app moves from an Ingress to a Gateway, serving
+// both for a while. The WebApp is then Ready once both are, and status.url is the route's.
+type Route struct {
+	// ParentRefs are the Gateways (or listeners of one) the route attaches to. A Gateway named twice
+	// needs a different sectionName in each: the HTTPRoute CRD checks that, and the WebApp is then
+	// Stalled with its message (InvalidSpec). The same check here would cost more than the API
+	// server's CEL budget for the WebApp's schema allows.
+	// +required
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Parent Gateways"
+	ParentRefs []RouteParentRef `json:"parentRefs"`
+
+	// Hostnames are the host names the route serves, e.g. shop.example.com; "*.example.com" serves
+	// every host of the domain. They are required, although the Gateway API is not, because a route
+	// without one takes every host of its listeners, and the first that is not a wildcard names
+	// status.url.
+	// +required
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=253
+	// +kubebuilder:validation:items:Pattern=`^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +kubebuilder:validation:items:XValidation:rule="!self.matches('^[0-9.]+$')",message="a host name is a DNS name, not an IP address"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Host Names"
+	Hostnames []string `json:"hostnames"`
+
+	// Paths are the path prefixes routed to the WebApp ("/" when empty): each absolute, of the
+	// characters the Gateway API allows in a path (letters, digits, "-._~!$&'()*+,;=:@/" and
+	// percent-escapes), without "//", "/./", "/../" or an escaped slash, and not ending in "/." or
+	// "/..". The first names status.url.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=1024
+	// +kubebuilder:validation:items:Pattern=`^/(?:[-A-Za-z0-9/._~!$&'()*+,;=:@]|[%][0-9a-fA-F]{2})*$`
+	// +kubebuilder:validation:items:XValidation:rule="!self.contains('//') && !self.contains('/./') && !self.contains('/../') && !self.lowerAscii().contains('%2f') && !self.endsWith('/.') && !self.endsWith('/..')",message="a path has no '//', '/./', '/../' or '%2F', and does not end in '/.' or '/..'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Route Paths",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Paths []string `json:"paths,omitempty"`
+}
+
+// RouteParentRef names a Gateway (gateway.networking.k8s.io), and optionally one of its listeners.
+// Only Gateways: the parents the WebApp's readiness can be read from, as every Gateway API
+// implementation reports them the same way.
+type RouteParentRef struct {
+	// Name is the Gateway's name.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="!format.dns1123Subdomain().validate(self).hasValue()",message="must be a DNS subdomain name: lower case letters, digits, '-' and '.'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Gateway",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	Name string `json:"name"`
+
+	// Namespace is the Gateway's namespace; the WebApp's when empty. A Gateway elsewhere must allow
+	// routes from the WebApp's namespace (its listeners' allowedRoutes), or it does not accept the route.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="!format.dns1123Label().validate(self).hasValue()",message="must be a namespace name: at most 63 lower case letters, digits and '-'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Gateway Namespace",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	Namespace string `json:"namespace,omitempty"`
+
+	// SectionName is the Gateway listener to attach to (e.g. "web"); every listener that allows the
+	// route when empty.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="!format.dns1123Subdomain().validate(self).hasValue()",message="must be a listener name: lower case letters, digits, '-' and '.'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Listener",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	SectionName string `json:"sectionName,omitempty"`
+}

@@ -279,6 +279,12 @@ type WebAppSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Ingress"
 	Ingress *Ingress `json:"ingress,omitempty"`
+
+	// Route, when set, exposes the WebApp outside the cluster through a Gateway API HTTPRoute of its
+	// host names and paths, attached to the Gateways it names; it may be set with Ingress.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Route"
+	Route *Route `json:"route,omitempty"`
 }
 
 // HealthCheck is an HTTP GET probe used for both readiness and liveness.
@@ -358,8 +364,8 @@ type WebAppStatus struct {
 	Selector string `json:"selector,omitempty"`
 
 	// URL is where the WebApp answers: its external URL once its Ingress has an address
-	// (https://shop.example.com/), and the in-cluster address of its Service otherwise
-	// (http://shop.default.svc:80).
+	// (https://shop.example.com/) or its route is accepted (http://shop.example.com/; the route's when
+	// both are), and the in-cluster address of its Service otherwise (http://shop.default.svc:80).
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="URL",xDescriptors={"urn:alm:descriptor:org.w3:link"}
 	URL string `json:"url,omitempty"`
@@ -384,7 +390,7 @@ type WebAppStatus struct {
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label (lower case letters, digits and '-', starting with a letter, at most 63 characters): it names the Service"
-// +operator-sdk:csv:customresourcedefinitions:displayName="Web App",resources={{Deployment,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""},{HorizontalPodAutoscaler,v2,""},{NetworkPolicy,v1,""},{Ingress,v1,""}}
+// +operator-sdk:csv:customresourcedefinitions:displayName="Web App",resources={{Deployment,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""},{HorizontalPodAutoscaler,v2,""},{NetworkPolicy,v1,""},{Ingress,v1,""},{HTTPRoute,v1,""}}
 type WebApp struct {
 	metav1.TypeMeta `json:",inline"`
 

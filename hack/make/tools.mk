@@ -43,6 +43,10 @@ envtest-assets: setup-envtest ## Build the envtest control plane (kube-apiserver
 	@WITH_SCHED=1 hack/install-envtest-bins.sh $(ENVTEST_DIR) >/dev/null
 	@$(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(ENVTEST_DIR) -i -p path
 
+.PHONY: gateway-api-crds
+gateway-api-crds: ## Fetch the Gateway API CRDs (GATEWAY_API_VERSION) from the Go module proxy (cached) and print their folder.
+	@hack/install-gateway-api-crds.sh
+
 $(KUSTOMIZE): $(TOOLS_MOD) | $(LOCALBIN)
 	$(call build-tool,$@,sigs.k8s.io/kustomize/kustomize/v5)
 $(CONTROLLER_GEN): $(TOOLS_MOD) | $(LOCALBIN)

@@ -169,6 +169,46 @@ func companions(spec map[string]any, r *rand.Rand) {
 			in["hosts"] = []any{"shop.example.com"}
 		}
 	}
+	if rt, ok := spec["route"].(map[string]any); ok {
+		routeCompanions(rt)
+	}
+}
+
+// routeCompanions gives a sampled route a host name and a Gateway (both required), and a listener
+// of its own to each parentRef that names the same Gateway as another: the HTTPRoute CRD requires
+// that, and the WebApp's CRD does not check it (its CEL cost is over budget; the API server's refusal
+// is reported InvalidSpec at reconcile time, see api/v1alpha1/exposure_types.go).
+func routeCompanions(rt map[string]any) {
+	if hosts, _ := rt["hostnames"].([]any); len(hosts) == 0 {
+		rt["hostnames"] = []any{"shop.example.com"}
+	}
+	parents, _ := rt["parentRefs"].([]any)
+	if len(parents) == 0 {
+		rt["parentRefs"] = []any{map[string]any{"name": "public"}}
+		return
+	}
+	seen := map[string]bool{}
+	for i, p := range parents {
+		ref, _ := p.(map[string]any)
+		if ref == nil {
+			continue
+		}
+		gw := fmt.Sprint(ref["namespace"], "/", ref["name"])
+		if seen[gw] || seenSectionless(parents, i, gw) {
+			ref["sectionName"] = fmt.Sprintf("l%d", i)
+		}
+		seen[gw] = true
+	}
+}
+
+// seenSectionless: another parentRef than the i-th names the Gateway gw.
+func seenSectionless(parents []any, i int, gw string) bool {
+	for j, p := range parents {
+		if ref, _ := p.(map[string]any); j != i && ref != nil && fmt.Sprint(ref["namespace"], "/", ref["name"]) == gw {
+			return true
+		}
+	}
+	return false
 }
 
 // resourceAndMountCompanions gives every extended resource's request a limit of the same value, sets

@@ -156,9 +156,10 @@ func fromApplyConfiguration(ac runtime.ApplyConfiguration, obj client.Object) er
 	return runtime.DefaultUnstructuredConverter.FromUnstructured(u, obj)
 }
 
-// article is the indefinite article before kind in a message: "an Ingress", "a Service".
+// article is the indefinite article before kind in a message: "an Ingress", "a Service", and "an
+// HTTPRoute", which is read "aitch-tee-tee-pee".
 func article(kind string) string {
-	if kind != "" && strings.ContainsRune("AEIOU", rune(kind[0])) {
+	if kind != "" && strings.ContainsRune("AEIOU", rune(kind[0])) || strings.HasPrefix(kind, "HTTP") {
 		return "an"
 	}
 	return "a"

@@ -49,7 +49,9 @@ var _ = BeforeSuite(func() {
 	ctx, cancel = context.WithCancel(context.TODO())
 
 	testEnv = &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases")},
+		// the Gateway API's, for the HTTPRoute child (route_test.go); gateway_missing_test.go runs
+		// an operator against a control plane without them
+		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases"), gatewayAPICRDs()},
 		ErrorIfCRDPathMissing: true,
 	}
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
@@ -126,6 +128,20 @@ func envtestAssets() string {
 	matches, _ := filepath.Glob(filepath.Join(home, ".cache", "webapp-operator", "envtest", "k8s", "*"))
 	if len(matches) == 0 {
 		return ""
+	}
+	return matches[len(matches)-1]
+}
+
+// gatewayAPICRDs is the folder of the Gateway API CRDs that `make gateway-api-crds` fetches:
+// GATEWAY_API_CRDS, as make test sets it, or the newest cached release, for runs from an IDE.
+func gatewayAPICRDs() string {
+	if dir := os.Getenv("GATEWAY_API_CRDS"); dir != "" {
+		return dir
+	}
+	home, _ := os.UserHomeDir()
+	matches, _ := filepath.Glob(filepath.Join(home, ".cache", "webapp-operator", "gateway-api", "*", "crds"))
+	if len(matches) == 0 {
+		Fail("no Gateway API CRDs: run `make gateway-api-crds` (make test does)")
 	}
 	return matches[len(matches)-1]
 }

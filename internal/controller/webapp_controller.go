@@ -63,6 +63,10 @@ type WebAppReconciler struct {
 	TerminalRecheck time.Duration
 	// MaxConcurrentReconciles is how many WebApps are reconciled in parallel (0: one).
 	MaxConcurrentReconciles int
+	// Unserved names the kinds of child (Child.Kind) whose API the cluster did not serve when the
+	// operator started: they are neither cached nor watched, and a WebApp that asks for one is
+	// Stalled with the child's MissingAPI problem.
+	Unserved map[string]bool
 	// Metrics, when set, hears of every pass that wrote a status (package metrics): what the
 	// cache alone cannot tell, when a pass last succeeded and how long a rollout took.
 	Metrics PassObserver
@@ -164,6 +168,17 @@ func (r *WebAppReconciler) converge(ctx context.Context, app *webappv1.WebApp) (
 		if desired, err = child.Desired(app); err != nil {
 			err = status.InvalidSpec("%s", err)
 			break
+		}
+		if r.Unserved[child.Kind()] {
+			// Nothing of the kind can exist, so there is nothing to prune either. The children before
+			// it are applied: the app runs, inside the cluster, without its route.
+			if desired != nil {
+				if err = status.InvalidSpec("the cluster does not serve the %s API", child.Kind()); child.MissingAPI() != nil {
+					err = child.MissingAPI()
+				}
+				break
+			}
+			continue
 		}
 		if desired == nil {
 			// An optional child the WebApp does not ask for: not part of its health, and deleted
@@ -277,7 +292,9 @@ func (r *WebAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// would trigger one more (no-op) pass.
 		For(NewWebAppObject(), builder.WithPredicates(predicate.GenerationChangedPredicate{}))
 	for _, child := range resources.All {
-		b = b.Owns(child.New())
+		if !r.Unserved[child.Kind()] {
+			b = b.Owns(child.New())
+		}
 	}
 	return b.
 		// Pods belong to ReplicaSets, not to the WebApp: map them back through the instance label,

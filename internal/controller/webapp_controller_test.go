@@ -452,6 +452,7 @@ var _ = Describe("WebApp controller", func() {
 		Eventually(getDeployment(ns, "steady"), timeout, interval).ShouldNot(BeNil())
 		playDeploymentController(ns, "steady")
 		playIngressController(ns, "steady")
+		playGatewayController(ns, "steady", [3]string{"public", "gateways", "https"})
 		Eventually(condition(ns, "steady", webappv1.ConditionReady), timeout, interval).
 			Should(haveStatusReason(metav1.ConditionTrue, status.ReasonReady))
 		// Let any pass still in flight, and its Events, finish.
@@ -664,6 +665,8 @@ func steadyWebApp(ns string) *webappv1.WebApp {
 	app.Spec.Ingress = &webappv1.Ingress{ClassName: "nginx", Hosts: []string{"steady.example.com", "*.example.com"},
 		Paths: []string{"/", "/api"}, TLS: &webappv1.IngressTLS{SecretName: "steady-tls"},
 		Annotations: map[string]webappv1.AnnotationValue{"cert-manager.io/cluster-issuer": "letsencrypt"}}
+	app.Spec.Route = &webappv1.Route{Hostnames: []string{"steady.example.com", "*.example.com"}, Paths: []string{"/", "/api"},
+		ParentRefs: []webappv1.RouteParentRef{{Name: "public", Namespace: "gateways", SectionName: "https"}}}
 	app.Spec.Ports = []webappv1.ContainerPort{{Name: "metrics", ContainerPort: 9090}}
 	return app
 }

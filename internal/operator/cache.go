@@ -16,13 +16,16 @@ import (
 // Pods and WebApps are kept in the cache only with the fields the operator reads: pods are as many
 // as replicas, and most of a pod (its spec, its managed fields) is of no use here. The children keep
 // their managed fields, which the no-op check reads.
-func cacheOptions(namespaces []string) cache.Options {
+// A kind the cluster does not serve (unserved, by Child.Kind) is left out.
+func cacheOptions(namespaces []string, unserved map[string]bool) cache.Options {
 	opts := cache.Options{ByObject: map[client.Object]cache.ByObject{
 		&corev1.Pod{}:                {Label: controller.PodCacheSelector(), Transform: trimPod},
 		controller.NewWebAppObject(): {Transform: trimWebApp},
 	}}
 	for _, child := range resources.All {
-		opts.ByObject[child.New()] = cache.ByObject{Label: child.CacheSelector()}
+		if !unserved[child.Kind()] {
+			opts.ByObject[child.New()] = cache.ByObject{Label: child.CacheSelector()}
+		}
 	}
 	if len(namespaces) > 0 {
 		opts.DefaultNamespaces = map[string]cache.Config{}

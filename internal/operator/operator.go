@@ -85,7 +85,11 @@ func ParseNamespaces(value string) []string {
 // NewManager returns a manager with the WebApp controller registered and health checks added.
 func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	health := newCacheHealth(opts.CacheFailureTolerance)
-	cacheOpts := cacheOptions(opts.Namespaces)
+	unserved, err := unservedChildren(cfg, Scheme)
+	if err != nil {
+		return nil, err
+	}
+	cacheOpts := cacheOptions(opts.Namespaces, unserved)
 	cacheOpts.DefaultWatchErrorHandler = health.watchError
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme: Scheme,
@@ -120,13 +124,16 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		TerminalRecheck:         opts.TerminalRecheck,
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 		Metrics:                 collector,
+		Unserved:                unserved,
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the WebApp controller: %w", err)
 	}
 	informers := []client.Object{controller.NewWebAppObject(), &corev1.Pod{}}
 	for _, child := range resources.All {
-		informers = append(informers, child.New())
+		if !unserved[child.Kind()] {
+			informers = append(informers, child.New())
+		}
 	}
 	if err := mgr.Add(syncWatcher{health: health, cache: mgr.GetCache(), informers: informers}); err != nil {
 		return nil, err

@@ -27,7 +27,7 @@ func TestParseNamespaces(t *testing.T) {
 }
 
 func TestCacheIsScopedToOurChildrenAndNamespaces(t *testing.T) {
-	opts := cacheOptions([]string{"a", "b"})
+	opts := cacheOptions([]string{"a", "b"}, nil)
 	if len(opts.DefaultNamespaces) != 2 {
 		t.Errorf("namespaces %v, want a and b", opts.DefaultNamespaces)
 	}
@@ -43,10 +43,14 @@ func TestCacheIsScopedToOurChildrenAndNamespaces(t *testing.T) {
 	}
 	for obj, by := range opts.ByObject {
 		want, notWant := ours, foreign
-		switch obj.(type) {
+		switch obj := obj.(type) {
 		case *corev1.Pod:
 			want, notWant = ourPod, foreignPod
-		case *unstructured.Unstructured: // WebApps: all of them, trimmed
+		case *unstructured.Unstructured:
+			if obj.GetKind() != "WebApp" {
+				break // a child handled as unstructured (the HTTPRoute)
+			}
+			// WebApps: all of them, trimmed
 			if by.Label != nil || by.Transform == nil {
 				t.Errorf("WebApps: selector %v, transform %v; want every WebApp, trimmed", by.Label, by.Transform != nil)
 			}
@@ -63,8 +67,14 @@ func TestCacheIsScopedToOurChildrenAndNamespaces(t *testing.T) {
 	if len(opts.ByObject) != 2+len(resources.All) {
 		t.Errorf("want WebApps, Pods and each kind of child configured, got %d kinds", len(opts.ByObject))
 	}
-	if all := cacheOptions(nil); all.DefaultNamespaces != nil {
+	if all := cacheOptions(nil, nil); all.DefaultNamespaces != nil {
 		t.Errorf("no namespaces must mean the whole cluster, got %v", all.DefaultNamespaces)
+	}
+	// a kind the cluster does not serve must not be cached: its informer would fail to list forever
+	for obj := range cacheOptions(nil, map[string]bool{"HTTPRoute": true}).ByObject {
+		if u, ok := obj.(*unstructured.Unstructured); ok && u.GetKind() == "HTTPRoute" {
+			t.Errorf("the HTTPRoute is cached although the cluster does not serve it")
+		}
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -232,6 +233,9 @@ func FuzzAvailability(f *testing.F) {
 		`{"image":"x","ingress":{"className":"nginx","hosts":["*.example.com","a.b"],"paths":["/x","/y/"],"tls":{"secretName":"t"},` +
 			`"annotations":{"cert-manager.io/cluster-issuer":"le"}}}`,
 		`{"image":"x","networkPolicy":{"sameNamespace":false}}`,
+		`{"image":"x","route":{"parentRefs":[{"name":"gw"}],"hostnames":["shop.example.com"]}}`,
+		`{"image":"x","service":{"port":8443},"ingress":{"hosts":["a.b"]},"route":{"parentRefs":[{"name":"gw","namespace":"g",` +
+			`"sectionName":"web"},{"name":"gw","sectionName":"websecure"}],"hostnames":["*.example.com","a.b"],"paths":["/x","/y/"]}}`,
 		`{"image":"x","networkPolicy":{"sameNamespace":false,"fromNamespaces":["ingress-nginx","b"]},"ports":[{"name":"m","containerPort":1}]}`,
 	} {
 		f.Add([]byte(seed))
@@ -256,6 +260,12 @@ func FuzzAvailability(f *testing.F) {
 			t.Fatalf("Ingress rendered: %v, asked for: %v", ac != nil, app.Spec.Ingress != nil)
 		} else if ac != nil {
 			checkIngress(t, app, typed[networkingv1.Ingress](t, ac))
+		}
+
+		if ac := mustRender(t, HTTPRoute, app); (ac != nil) != (app.Spec.Route != nil) {
+			t.Fatalf("HTTPRoute rendered: %v, asked for: %v", ac != nil, app.Spec.Route != nil)
+		} else if ac != nil {
+			checkRoute(t, app, &unstructured.Unstructured{Object: content(t, ac)})
 		}
 
 		checkBudget(t, app, most, pods)
@@ -409,14 +419,85 @@ func admissibleAvailability(app *webappv1.WebApp) bool {
 		}
 	}
 	return admissibleAutoscaling(s.Autoscaling) && admissibleNetworkPolicy(s.NetworkPolicy) &&
-		admissibleBudget(s.DisruptionBudget) && admissibleIngress(s.Ingress)
+		admissibleBudget(s.DisruptionBudget) && admissibleIngress(s.Ingress) && admissibleRoute(s.Route)
+}
+
+func admissibleRoute(r *webappv1.Route) bool {
+	if r == nil {
+		return true
+	}
+	if len(r.Hostnames) == 0 || !allHosts(r.Hostnames) || len(r.ParentRefs) == 0 {
+		return false
+	}
+	for _, p := range r.ParentRefs {
+		if p.Name == "" {
+			return false
+		}
+	}
+	for _, p := range r.Paths {
+		if !routePath.MatchString(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// routePath is the CRD's pattern for spec.route.paths, the Gateway API's.
+var routePath = regexp.MustCompile(`^/(?:[-A-Za-z0-9/._~!$&'()*+,;=:@]|[%][0-9a-fA-F]{2})*$`)
+
+// checkRoute fails unless the HTTPRoute attaches to every Gateway app names, serves its host names
+// and path prefixes, only to app's Service port, and status.url names one of them.
+func checkRoute(t *testing.T, app *webappv1.WebApp, route *unstructured.Unstructured) {
+	t.Helper()
+	checkLabels(t, route.GetLabels())
+	r := app.Spec.Route
+	if route.GroupVersionKind() != HTTPRouteGVK || route.GetName() != app.Name || route.GetNamespace() != app.Namespace {
+		t.Fatalf("route %v %s/%s", route.GroupVersionKind(), route.GetNamespace(), route.GetName())
+	}
+	parents, _, _ := unstructured.NestedSlice(route.Object, "spec", "parentRefs")
+	if len(parents) != len(r.ParentRefs) {
+		t.Fatalf("parentRefs %v for %v", parents, r.ParentRefs)
+	}
+	for i, p := range parents {
+		ref := p.(map[string]any)
+		want := r.ParentRefs[i]
+		if ref["name"] != want.Name || ref["kind"] != "Gateway" || ref["group"] != "gateway.networking.k8s.io" ||
+			(want.Namespace != "") != (ref["namespace"] != nil) || (want.SectionName != "") != (ref["sectionName"] != nil) {
+			t.Fatalf("parentRef %v for %+v", ref, want)
+		}
+	}
+	hosts, _, _ := unstructured.NestedStringSlice(route.Object, "spec", "hostnames")
+	expect(t, "hostnames", hosts, r.Hostnames)
+	rules, _, _ := unstructured.NestedSlice(route.Object, "spec", "rules")
+	if len(rules) != 1 {
+		t.Fatalf("rules %v", rules)
+	}
+	rule := rules[0].(map[string]any)
+	if matches := rule["matches"].([]any); len(matches) != max(1, len(r.Paths)) {
+		t.Fatalf("matches %v for paths %v", matches, r.Paths)
+	}
+	backends := rule["backendRefs"].([]any)
+	if b := backends[0].(map[string]any); len(backends) != 1 || b["name"] != app.Name || b["kind"] != "Service" ||
+		b["port"] != int64(servicePort(app)) {
+		t.Fatalf("backendRefs %v", backends)
+	}
+	named := false
+	for _, h := range r.Hostnames {
+		named = named || RouteURL(app) == "http://"+h+routePaths(r)[0] && !strings.HasPrefix(h, "*")
+	}
+	if u := RouteURL(app); u != "" && !named {
+		t.Fatalf("url %q names none of the host names %v", u, r.Hostnames)
+	}
+	if !metav1.IsControlledBy(route, app) {
+		t.Fatal("HTTPRoute is not controlled by the WebApp")
+	}
 }
 
 func admissibleIngress(in *webappv1.Ingress) bool {
 	if in == nil {
 		return true
 	}
-	if len(in.Hosts) == 0 {
+	if len(in.Hosts) == 0 || !allHosts(in.Hosts) {
 		return false
 	}
 	for _, p := range in.Paths {
@@ -465,6 +546,18 @@ func admissibleBudget(b *webappv1.DisruptionBudget) bool {
 		return mu.IntVal >= 1 && mu.IntVal <= 1000
 	}
 	return percentage.MatchString(mu.StrVal)
+}
+
+// hostName is the CRD's pattern for spec.ingress.hosts and spec.route.hostnames.
+var hostName = regexp.MustCompile(`^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+
+func allHosts(hosts []string) bool {
+	for _, h := range hosts {
+		if !hostName.MatchString(h) {
+			return false
+		}
+	}
+	return true
 }
 
 // percentage is the CRD's pattern for a percentage from 1% to 100%.

@@ -24,7 +24,9 @@ import (
 
 // All are the kinds of child a WebApp has, in the order the reconciler applies them. The first is
 // the workload: once every child is ready, its Health speaks for the WebApp.
-var All = []Child{Deployment, Service, Ingress, PodDisruptionBudget, HorizontalPodAutoscaler, NetworkPolicy}
+// HTTPRoute comes last: it is the one child whose API a cluster may lack (see Child.MissingAPI), and a
+// child that cannot be applied holds back those after it.
+var All = []Child{Deployment, Service, Ingress, PodDisruptionBudget, HorizontalPodAutoscaler, NetworkPolicy, HTTPRoute}
 
 // Child is one kind of object the operator creates for a WebApp, named like the WebApp.
 type Child interface {
@@ -46,6 +48,11 @@ type Child interface {
 	// over live: the fields that FieldOwner owns on live and now leaves to another controller, with
 	// their live values, so that they keep them. Nil when there are none.
 	Handover(app *webappv1.WebApp, live client.Object) (runtime.ApplyConfiguration, error)
+	// MissingAPI is the problem of a WebApp that asks for the child in a cluster that does not serve
+	// its kind, for a kind that comes from a CRD the cluster may lack (the Gateway API's); nil for the
+	// built-in kinds, which every cluster serves. The operator looks such kinds up when it starts and
+	// neither caches nor watches those the cluster does not serve.
+	MissingAPI() *status.Problem
 }
 
 // kind implements Child for a typed object T and its apply configuration AC.
@@ -63,6 +70,8 @@ type kind[T client.Object, AC runtime.ApplyConfiguration] struct {
 	// handover returns the fields to hand over before applying (see Child.Handover), and whether
 	// there are any; nil means never.
 	handover func(*webappv1.WebApp, T) (AC, bool, error)
+	// missingAPI: see Child.MissingAPI; nil for a built-in kind.
+	missingAPI func() *status.Problem
 }
 
 func (k kind[T, AC]) Kind() string       { return k.name }
@@ -103,6 +112,13 @@ func (k kind[T, AC]) Handover(app *webappv1.WebApp, live client.Object) (runtime
 		return nil, err
 	}
 	return ac, nil
+}
+
+func (k kind[T, AC]) MissingAPI() *status.Problem {
+	if k.missingAPI == nil {
+		return nil
+	}
+	return k.missingAPI()
 }
 
 // CacheSelector: every child carries the managed-by label, so the operator's memory does not grow

@@ -52,6 +52,11 @@ func ApplyDenied(format string, args ...any) *Problem {
 	return &Problem{Reason: ReasonApplyDenied, Message: fmt.Sprintf(format, args...)}
 }
 
+// RouteAPIMissing: the WebApp asks for a route whose API (a CRD) the cluster does not serve.
+func RouteAPIMissing(format string, args ...any) *Problem {
+	return &Problem{Reason: ReasonRouteAPIMissing, Message: fmt.Sprintf(format, args...)}
+}
+
 // ReconcileError: a transient failure, retried with backoff.
 func ReconcileError(err error) *Problem {
 	return &Problem{Reason: ReasonReconcileError, Message: err.Error()}

@@ -16,6 +16,8 @@ const (
 	ReasonReplicaFailure           = "ReplicaFailure"
 	ReasonApplyDenied              = "ApplyDenied"
 	ReasonAddressPending           = "AddressPending"
+	ReasonRoutePending             = "RoutePending"
+	ReasonRouteAPIMissing          = "RouteAPIMissing"
 
 	ReasonMinimumReplicasAvailable   = "MinimumReplicasAvailable"
 	ReasonMinimumReplicasUnavailable = "MinimumReplicasUnavailable"
@@ -26,8 +28,8 @@ const (
 // docs/conditions.md.
 var ReadyReasons = []string{
 	ReasonReady, ReasonScaledToZero, ReasonCreating, ReasonRolloutInProgress, ReasonReplicasUnavailable,
-	ReasonAddressPending, ReasonPodFailing, ReasonReconcileError, ReasonProgressDeadlineExceeded, ReasonReplicaFailure,
-	ReasonNameConflict, ReasonInvalidSpec, ReasonApplyDenied,
+	ReasonAddressPending, ReasonRoutePending, ReasonPodFailing, ReasonReconcileError, ReasonProgressDeadlineExceeded, ReasonReplicaFailure,
+	ReasonNameConflict, ReasonInvalidSpec, ReasonRouteAPIMissing, ReasonApplyDenied,
 }
 
 // AvailableReasons are the reasons of the Available condition.

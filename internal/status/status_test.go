@@ -308,20 +308,28 @@ func TestComputeReportsTheURLOfAReadyRoute(t *testing.T) {
 	inCluster := ready.URL
 	route := Health{Kind: "Ingress", Ready: true, Reason: ReasonReady, Message: "address", URL: "https://shop.example.com/"}
 	pending := Health{Kind: "Ingress", Reason: ReasonAddressPending, Message: "the Ingress has no address yet", URL: "https://shop.example.com/"}
+	// the HTTPRoute comes after the Ingress in resources.All
+	accepted := Health{Kind: "HTTPRoute", Ready: true, Reason: ReasonReady, Message: "accepted", URL: "http://new.example.com/"}
+	notYet := Health{Kind: "HTTPRoute", Reason: ReasonRoutePending, Message: "not accepted by Gateway ns/public yet"}
 	tests := []struct {
 		name       string
-		route      Health
+		routes     []Health
 		wantURL    string
 		wantReason string
 		wantReady  metav1.ConditionStatus
 	}{
-		{"admitted: the external URL, and Ready", route, "https://shop.example.com/", ReasonReady, metav1.ConditionTrue},
-		{"no address yet: the in-cluster URL, and not Ready, naming the Ingress", pending, inCluster, ReasonAddressPending, metav1.ConditionFalse},
+		{"admitted: the external URL, and Ready", []Health{route}, "https://shop.example.com/", ReasonReady, metav1.ConditionTrue},
+		{"no address yet: the in-cluster URL, and not Ready, naming the Ingress", []Health{pending}, inCluster,
+			ReasonAddressPending, metav1.ConditionFalse},
+		{"an accepted HTTPRoute: its URL, and Ready", []Health{accepted}, "http://new.example.com/", ReasonReady, metav1.ConditionTrue},
+		{"both ready: the route's URL", []Health{route, accepted}, "http://new.example.com/", ReasonReady, metav1.ConditionTrue},
+		{"the Ingress ready, the route pending: the Ingress's URL, not Ready, naming the route", []Health{route, notYet},
+			"https://shop.example.com/", ReasonRoutePending, metav1.ConditionFalse},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			obs := ready
-			obs.Children = append(append([]Health(nil), ready.Children...), tt.route)
+			obs.Children = append(append([]Health(nil), ready.Children...), tt.routes...)
 			st := Compute(app(), obs, t0)
 			if st.URL != tt.wantURL {
 				t.Errorf("url %q, want %q", st.URL, tt.wantURL)

@@ -87,6 +87,11 @@ func observations(app *webappv1.WebApp) map[string]webappstatus.Observation {
 	cond := func(t appsv1.DeploymentConditionType, s corev1.ConditionStatus, reason string) appsv1.DeploymentCondition {
 		return appsv1.DeploymentCondition{Type: t, Status: s, Reason: reason, Message: reason}
 	}
+	routed := app.DeepCopy()
+	routed.Spec.Route = &webappv1.Route{Hostnames: []string{"shop.example.com"},
+		ParentRefs: []webappv1.RouteParentRef{{Name: "public"}}}
+	route := &unstructured.Unstructured{}
+	route.SetGroupVersionKind(resources.HTTPRouteGVK)
 	podFailing := observe(app, deployment(2, 2, 1, 1))
 	podFailing.PodIssue = "pod shop-1: ImagePullBackOff: Back-off pulling image"
 	return map[string]webappstatus.Observation{
@@ -98,6 +103,8 @@ func observations(app *webappv1.WebApp) map[string]webappstatus.Observation {
 		webappstatus.ReasonReplicasUnavailable: observe(app, deployment(2, 2, 2, 1)),
 		webappstatus.ReasonAddressPending: {Children: append(observe(app, deployment(2, 2, 2, 2)).Children,
 			resources.Ingress.Health(app, &networkingv1.Ingress{}))},
+		webappstatus.ReasonRoutePending: {Children: append(observe(app, deployment(2, 2, 2, 2)).Children,
+			resources.HTTPRoute.Health(routed, route))},
 		webappstatus.ReasonPodFailing: podFailing,
 		webappstatus.ReasonReconcileError: {
 			Problem: webappstatus.ReconcileError(errors.New("etcdserver: request timed out"))},
@@ -105,9 +112,10 @@ func observations(app *webappv1.WebApp) map[string]webappstatus.Observation {
 			cond(appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded"))),
 		webappstatus.ReasonReplicaFailure: observe(app, deployment(2, 2, 0, 0,
 			cond(appsv1.DeploymentReplicaFailure, corev1.ConditionTrue, "FailedCreate"))),
-		webappstatus.ReasonNameConflict: {Problem: webappstatus.NameConflict("a Deployment named shop exists")},
-		webappstatus.ReasonInvalidSpec:  {Problem: webappstatus.InvalidSpec("spec.resources: invalid")},
-		webappstatus.ReasonApplyDenied:  {Problem: webappstatus.ApplyDenied("exceeded quota")},
+		webappstatus.ReasonNameConflict:    {Problem: webappstatus.NameConflict("a Deployment named shop exists")},
+		webappstatus.ReasonInvalidSpec:     {Problem: webappstatus.InvalidSpec("spec.resources: invalid")},
+		webappstatus.ReasonApplyDenied:     {Problem: webappstatus.ApplyDenied("exceeded quota")},
+		webappstatus.ReasonRouteAPIMissing: {Problem: resources.HTTPRoute.MissingAPI()},
 	}
 }
 

@@ -64,6 +64,54 @@ var _ = Describe("A WebApp exposed through a real ingress controller", Ordered, 
 	})
 })
 
+// Through a real Gateway API implementation: a WebApp with spec.route is Ready only once the Gateway
+// traefik/web has accepted its HTTPRoute (Accepted and ResolvedRefs), reports its URL, and answers by
+// host name through the Gateway's listener http (port 8000, behind the Service at gatewayURL).
+var _ = Describe("A WebApp exposed through a real Gateway", Ordered, func() {
+	var ns string
+	BeforeAll(func() {
+		ns = "e2e-route-" + rand.String(5)
+		Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+		DeferCleanup(func() { _ = k8s.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}) })
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: "traefik", Name: "traefik"}, &corev1.Service{})).
+			To(Succeed(), "the gateway is not installed: make gateway-install")
+	})
+
+	It("waits for the Gateway to accept the route, reports the URL, and serves by host name through it", func() {
+		const host = "route.e2e.example"
+		Expect(k8s.Create(ctx, &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop"},
+			Spec: webappv1.WebAppSpec{Image: demoImage + ":v1", Replicas: ptr.To[int32](2),
+				Route: &webappv1.Route{Hostnames: []string{host}, Paths: []string{"/shop"},
+					ParentRefs: []webappv1.RouteParentRef{{Name: "web", Namespace: "traefik", SectionName: "http"}}}}})).
+			To(Succeed())
+
+		By("Ready once Traefik has accepted the HTTPRoute; status.url is the route's URL")
+		Eventually(func(g Gomega) {
+			wa := &webappv1.WebApp{}
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "shop"}, wa)).To(Succeed())
+			c := meta.FindStatusCondition(wa.Status.Conditions, webappv1.ConditionReady)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.Status).To(Equal(metav1.ConditionTrue), "%s: %s", c.Reason, c.Message)
+			g.Expect(c.Reason).NotTo(Equal(status.ReasonRoutePending))
+			g.Expect(wa.Status.URL).To(Equal("http://" + host + "/shop"))
+		}).Should(Succeed())
+
+		By("HTTP to the gateway with that host name and path prefix reaches the app; another host or path does not")
+		Eventually(func(g Gomega) {
+			code, body, err := getHost(gatewayURL+"/shop", host)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(code).To(Equal(http.StatusOK))
+			g.Expect(body).To(ContainSubstring("hello from v1"))
+		}).Should(Succeed())
+		code, _, err := getHost(gatewayURL+"/shop", "other-route.e2e.example")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(code).To(Equal(http.StatusNotFound), "the Gateway routes by host name")
+		code, _, err = getHost(gatewayURL+"/elsewhere", host)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(code).To(Equal(http.StatusNotFound), "the Gateway routes by path prefix")
+	})
+})
+
 // getHost is get with the Host header set, as a client resolving host to the gateway would send it.
 func getHost(url, host string) (int, string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
