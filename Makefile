@@ -242,8 +242,9 @@ PINNED_DIR ?= bin/bundle-pinned
 IMG_DIGEST ?=
 
 .PHONY: bundle-pinned
-bundle-pinned: operator-sdk ## Copy bundle/ to PINNED_DIR with the manager image referenced by digest, and validate it.
-	@[ -n "$(IMG_DIGEST)" ] || $(MAKE) -s image-tarball >/dev/null
+# Without IMG_DIGEST the digest is read from bin/manager-image.tar, so image-tarball is a prerequisite:
+# `make image-tarball bundle-tarball` then builds the manager image once, not twice.
+bundle-pinned: $(if $(IMG_DIGEST),,image-tarball) operator-sdk ## Copy bundle/ to PINNED_DIR with the manager image referenced by digest, and validate it.
 	@digest=$(or $(IMG_DIGEST),$$(go run ./hack/mkimage digest bin/manager-image.tar)) && img='$(IMG)' && \
 		rm -rf $(PINNED_DIR) && cp -r $(BUNDLE_DIR) $(PINNED_DIR) && \
 		sed -i "s|$$img|$${img%:*}@$$digest|g" $(PINNED_DIR)/manifests/*.clusterserviceversion.yaml && \
