@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"io"
 	"net/http"
-	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -16,6 +14,7 @@ import (
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/status"
+	"github.com/webapp-operator/webapp-operator/test/framework"
 )
 
 // The gateway of make gateway-install (Traefik, built from source): Ingress class traefik, and the
@@ -26,13 +25,7 @@ const gatewayURL = "http://10.96.0.80"
 // given its Ingress an address, reports its external URL, and answers by host name through it.
 var _ = Describe("A WebApp exposed through a real ingress controller", Ordered, func() {
 	var ns string
-	BeforeAll(func() {
-		ns = "e2e-gateway-" + rand.String(5)
-		Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
-		DeferCleanup(func() { _ = k8s.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}) })
-		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: "traefik", Name: "traefik"}, &corev1.Service{})).
-			To(Succeed(), "the gateway is not installed: make gateway-install")
-	})
+	BeforeAll(func() { ns = gatewayNamespace("e2e-gateway-") })
 
 	It("waits for the Ingress's address, reports the URL, and serves by host name through Traefik", func() {
 		const host = "shop.e2e.example"
@@ -41,26 +34,11 @@ var _ = Describe("A WebApp exposed through a real ingress controller", Ordered, 
 				Ingress: &webappv1.Ingress{ClassName: "traefik", Hosts: []string{host}}}})).To(Succeed())
 
 		By("Ready once Traefik has written the address; status.url is the external URL")
-		Eventually(func(g Gomega) {
-			wa := &webappv1.WebApp{}
-			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "shop"}, wa)).To(Succeed())
-			c := meta.FindStatusCondition(wa.Status.Conditions, webappv1.ConditionReady)
-			g.Expect(c).NotTo(BeNil())
-			g.Expect(c.Status).To(Equal(metav1.ConditionTrue), "%s: %s", c.Reason, c.Message)
-			g.Expect(c.Reason).NotTo(Equal(status.ReasonAddressPending))
-			g.Expect(wa.Status.URL).To(Equal("http://" + host + "/"))
-		}).Should(Succeed())
+		expectReadyAt(ns, "shop", status.ReasonAddressPending, "http://"+host+"/")
 
 		By("HTTP to the gateway with that host name reaches the app; another host does not")
-		Eventually(func(g Gomega) {
-			code, body, err := getHost(gatewayURL+"/", host)
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(code).To(Equal(http.StatusOK))
-			g.Expect(body).To(ContainSubstring("hello from v1"))
-		}).Should(Succeed())
-		code, _, err := getHost(gatewayURL+"/", "other.e2e.example")
-		Expect(err).NotTo(HaveOccurred())
-		Expect(code).To(Equal(http.StatusNotFound), "Traefik routes by host name")
+		expectServedThroughGateway("/", host)
+		expectNotFoundThroughGateway("/", "other.e2e.example", "Traefik routes by host name")
 	})
 })
 
@@ -69,13 +47,7 @@ var _ = Describe("A WebApp exposed through a real ingress controller", Ordered, 
 // host name through the Gateway's listener http (port 8000, behind the Service at gatewayURL).
 var _ = Describe("A WebApp exposed through a real Gateway", Ordered, func() {
 	var ns string
-	BeforeAll(func() {
-		ns = "e2e-route-" + rand.String(5)
-		Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
-		DeferCleanup(func() { _ = k8s.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}) })
-		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: "traefik", Name: "traefik"}, &corev1.Service{})).
-			To(Succeed(), "the gateway is not installed: make gateway-install")
-	})
+	BeforeAll(func() { ns = gatewayNamespace("e2e-route-") })
 
 	It("waits for the Gateway to accept the route, reports the URL, and serves by host name through it", func() {
 		const host = "route.e2e.example"
@@ -86,44 +58,57 @@ var _ = Describe("A WebApp exposed through a real Gateway", Ordered, func() {
 			To(Succeed())
 
 		By("Ready once Traefik has accepted the HTTPRoute; status.url is the route's URL")
-		Eventually(func(g Gomega) {
-			wa := &webappv1.WebApp{}
-			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "shop"}, wa)).To(Succeed())
-			c := meta.FindStatusCondition(wa.Status.Conditions, webappv1.ConditionReady)
-			g.Expect(c).NotTo(BeNil())
-			g.Expect(c.Status).To(Equal(metav1.ConditionTrue), "%s: %s", c.Reason, c.Message)
-			g.Expect(c.Reason).NotTo(Equal(status.ReasonRoutePending))
-			g.Expect(wa.Status.URL).To(Equal("http://" + host + "/shop"))
-		}).Should(Succeed())
+		expectReadyAt(ns, "shop", status.ReasonRoutePending, "http://"+host+"/shop")
 
 		By("HTTP to the gateway with that host name and path prefix reaches the app; another host or path does not")
-		Eventually(func(g Gomega) {
-			code, body, err := getHost(gatewayURL+"/shop", host)
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(code).To(Equal(http.StatusOK))
-			g.Expect(body).To(ContainSubstring("hello from v1"))
-		}).Should(Succeed())
-		code, _, err := getHost(gatewayURL+"/shop", "other-route.e2e.example")
-		Expect(err).NotTo(HaveOccurred())
-		Expect(code).To(Equal(http.StatusNotFound), "the Gateway routes by host name")
-		code, _, err = getHost(gatewayURL+"/elsewhere", host)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(code).To(Equal(http.StatusNotFound), "the Gateway routes by path prefix")
+		expectServedThroughGateway("/shop", host)
+		expectNotFoundThroughGateway("/shop", "other-route.e2e.example", "the Gateway routes by host name")
+		expectNotFoundThroughGateway("/elsewhere", host, "the Gateway routes by path prefix")
 	})
 })
 
-// getHost is get with the Host header set, as a client resolving host to the gateway would send it.
-func getHost(url, host string) (int, string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return 0, "", err
-	}
-	req.Host = host
-	resp, err := nodeHTTP.Do(req)
-	if err != nil {
-		return 0, "", err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, strings.TrimSpace(string(body)), err
+// gatewayNamespace creates a namespace for one gateway spec, removed after it, and requires the
+// gateway to be installed.
+func gatewayNamespace(prefix string) string {
+	GinkgoHelper()
+	ns := prefix + rand.String(5)
+	Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	DeferCleanup(func() { _ = k8s.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}) })
+	Expect(k8s.Get(ctx, client.ObjectKey{Namespace: "traefik", Name: "traefik"}, &corev1.Service{})).
+		To(Succeed(), "the gateway is not installed: make gateway-install")
+	return ns
+}
+
+// expectReadyAt waits until the WebApp is Ready, past the reason pending (what it reports while the
+// gateway has not taken its object yet), with status.url url.
+func expectReadyAt(ns, name, pending, url string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		wa := &webappv1.WebApp{}
+		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, wa)).To(Succeed())
+		c := meta.FindStatusCondition(wa.Status.Conditions, webappv1.ConditionReady)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Status).To(Equal(metav1.ConditionTrue), "%s: %s", c.Reason, c.Message)
+		g.Expect(c.Reason).NotTo(Equal(pending))
+		g.Expect(wa.Status.URL).To(Equal(url))
+	}).Should(Succeed())
+}
+
+// expectServedThroughGateway waits until GET path on the gateway, for host, answers as the demo app v1.
+func expectServedThroughGateway(path, host string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		code, body, err := framework.GetHost(nodeHTTP, gatewayURL+path, host)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(code).To(Equal(http.StatusOK))
+		g.Expect(body).To(ContainSubstring("hello from v1"))
+	}).Should(Succeed())
+}
+
+// expectNotFoundThroughGateway requires GET path on the gateway, for host, to find no route.
+func expectNotFoundThroughGateway(path, host, why string) {
+	GinkgoHelper()
+	code, _, err := framework.GetHost(nodeHTTP, gatewayURL+path, host)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(code).To(Equal(http.StatusNotFound), why)
 }

@@ -59,8 +59,17 @@ func NodeHTTPClient() *http.Client {
 }
 
 // Get returns the status code and the trimmed body of GET url.
-func Get(hc *http.Client, url string) (int, string, error) {
-	resp, err := hc.Get(url)
+func Get(hc *http.Client, url string) (int, string, error) { return GetHost(hc, url, "") }
+
+// GetHost is Get with the Host header set to host (when not empty), as a client that resolves host to
+// the address of url would send it: how a gateway that routes by host name is reached.
+func GetHost(hc *http.Client, url, host string) (int, string, error) {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	req.Host = host
+	resp, err := hc.Do(req)
 	if err != nil {
 		return 0, "", err
 	}
