@@ -40,12 +40,7 @@ demo-images: ## Build the demo app images bin/demoapp-<tag>.tar ($(DEMO_IMG):<ta
 .PHONY: deploy-local
 deploy-local: image-tarball demo-images ## Build the manager and demo images, load them into the local cluster and `make deploy` the operator.
 	$(LOCAL_CLUSTER) load-image bin/manager-image.tar $(foreach t,$(DEMO_TAGS),bin/demoapp-$(t).tar)
-	@# the image keeps its tag across rebuilds (IfNotPresent, no registry): restart to pick up a new build
-	@if $(LOCAL_ENV) $(LOCAL_KUBECTL) -n webapp-operator-system get deploy webapp-operator-controller-manager >/dev/null 2>&1; then \
-		$(LOCAL_ENV) $(MAKE) deploy KUBECTL=$(LOCAL_KUBECTL) && \
-		$(LOCAL_ENV) $(LOCAL_KUBECTL) -n webapp-operator-system rollout restart deploy/webapp-operator-controller-manager; \
-	else $(LOCAL_ENV) $(MAKE) deploy KUBECTL=$(LOCAL_KUBECTL); fi
-	$(LOCAL_ENV) $(LOCAL_KUBECTL) -n webapp-operator-system rollout status deploy/webapp-operator-controller-manager --timeout=180s
+	KUBECTL=$(LOCAL_KUBECTL) hack/local-cluster/deploy.sh bin/manager-image.tar
 
 .PHONY: demo
 demo: ## Quickstart on a real cluster: operator deployed, a WebApp serving the demo app, Ready and answering HTTP.
@@ -55,7 +50,7 @@ demo: ## Quickstart on a real cluster: operator deployed, a WebApp serving the d
 	hack/local-cluster/demo.sh
 
 .PHONY: test-e2e
-test-e2e: deploy-local prometheus gateway-install ## Run the end-to-end suite (test/e2e) against the local cluster (`make cluster-up` first).
+test-e2e: gateway-install prometheus deploy-local ## Run the end-to-end suite (test/e2e) against the local cluster (`make cluster-up` first).
 	$(LOCAL_ENV) KUBECTL=$(LOCAL_KUBECTL) DEMO_IMG=$(DEMO_IMG) PROMETHEUS=$(PROMETHEUS) \
 		go test ./test/e2e -v -count=1 -timeout 30m -ginkgo.v $(E2E_ARGS)
 
@@ -66,7 +61,7 @@ observability-screenshots: deploy-local prometheus ## Refresh docs/images/promet
 		go test ./test/e2e -count=1 -timeout 15m -ginkgo.focus "Monitoring with a real Prometheus"
 
 .PHONY: test-e2e-repeat
-test-e2e-repeat: deploy-local prometheus gateway-install ## Run the end-to-end suite E2E_REPEAT (3) times in a row; stop at the first failure.
+test-e2e-repeat: gateway-install prometheus deploy-local ## Run the end-to-end suite E2E_REPEAT (3) times in a row; stop at the first failure.
 	go test -c -o bin/e2e.test ./test/e2e
 	@for i in $$(seq 1 $(E2E_REPEAT)); do \
 		(cd test/e2e && $(LOCAL_ENV) KUBECTL=$(LOCAL_KUBECTL) DEMO_IMG=$(DEMO_IMG) PROMETHEUS=$(PROMETHEUS) \
