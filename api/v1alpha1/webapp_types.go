@@ -209,6 +209,19 @@ type WebAppSpec struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Rollout Strategy",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Strategy *RolloutStrategy `json:"strategy,omitempty"`
 
+	// Paused stops pod template changes from rolling out, like `kubectl rollout pause`: the
+	// Deployment is paused, so a new image, environment or config waits, while replicas, the Service
+	// and the other children are still kept in line. Setting it back to false rolls out what waited.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Paused",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
+	Paused bool `json:"paused,omitempty"`
+
+	// Rollout says what to do when a rollout fails: by default nothing but report it; with
+	// autoRollback, go back to the last template that was Ready.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Rollout Policy",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Rollout *Rollout `json:"rollout,omitempty"`
+
 	// RevisionHistoryLimit is how many old ReplicaSets the Deployment keeps for `kubectl rollout
 	// undo` (10 by default).
 	// +optional
@@ -369,6 +382,20 @@ type WebAppStatus struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="URL",xDescriptors={"urn:alm:descriptor:org.w3:link"}
 	URL string `json:"url,omitempty"`
+
+	// Revisions are the pod templates that were Ready, newest first (at most 5): what an automatic
+	// rollback goes back to.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=5
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Revisions",xDescriptors={"urn:alm:descriptor:text"}
+	Revisions []Revision `json:"revisions,omitempty"`
+
+	// RolledBack is set while the Deployment runs an earlier revision because the rollout of this
+	// generation failed (spec.rollout.autoRollback); a change of the spec clears it.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Rolled Back",xDescriptors={"urn:alm:descriptor:text"}
+	RolledBack *RollbackStatus `json:"rolledBack,omitempty"`
 
 	// Conditions are Ready, Available, Reconciling and Stalled, in the kstatus style.
 	// +optional

@@ -106,10 +106,20 @@ func (r *WebAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	obs, written, err := r.converge(ctx, app)
 	r.recordDriftCorrection(app, written)
 	next := status.Compute(app, obs, r.now())
-	if err == nil && awaitingDeploymentController(obs, r.now().Time) {
+	var recheck time.Duration
+	if err == nil {
+		var failure *status.Failure
+		if failure, recheck = status.RolloutFailure(app, next, obs.Deployment, r.now()); failure != nil {
+			if obs.RolledBack, err = r.rollBack(ctx, app, obs.Deployment, failure, r.now()); obs.RolledBack != nil {
+				next = status.Compute(app, obs, r.now())
+			}
+		}
+	}
+	if err == nil && obs.RolledBack == nil && awaitingDeploymentController(obs, r.now().Time) {
 		// Written status would only say "waiting for the Deployment controller", and be rewritten a
 		// moment later: its status update (which the Owns watch sees) brings a truer one. The old
-		// status says which generation it is for, so nobody mistakes it for this one's.
+		// status says which generation it is for, so nobody mistakes it for this one's. A rollback
+		// is reported at once.
 		return ctrl.Result{RequeueAfter: deploymentControllerGrace}, nil
 	}
 	r.recordReadyChange(app, next)
@@ -122,6 +132,11 @@ func (r *WebAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	}
 	if err == nil && obs.Problem != nil && obs.Problem.Terminal() {
 		return ctrl.Result{RequeueAfter: r.terminalRecheck()}, nil
+	}
+	if err == nil && recheck > 0 {
+		// failing pods do not always change (an image that cannot be pulled): look again when the
+		// rollout would count as failed
+		return ctrl.Result{RequeueAfter: recheck}, nil
 	}
 	return ctrl.Result{}, err
 }
@@ -188,6 +203,11 @@ func (r *WebAppReconciler) converge(ctx context.Context, app *webappv1.WebApp) (
 			}
 			continue
 		}
+		if child.Kind() == resources.Deployment.Kind() {
+			if err = r.pinTemplate(ctx, app, desired); err != nil {
+				break
+			}
+		}
 		var live client.Object
 		var wrote bool
 		if live, wrote, err = r.ensure(ctx, app, child, desired); err != nil {
@@ -243,7 +263,8 @@ func (r *WebAppReconciler) recordReadyChange(app *webappv1.WebApp, next webappv1
 	if now == nil {
 		return
 	}
-	failure := meta.IsStatusConditionTrue(next.Conditions, webappv1.ConditionStalled) || now.Reason == status.ReasonReconcileError
+	failure := meta.IsStatusConditionTrue(next.Conditions, webappv1.ConditionStalled) ||
+		now.Reason == status.ReasonReconcileError || now.Reason == status.ReasonRollingBack
 	first := was == nil && (now.Status == metav1.ConditionTrue || failure)
 	changed := was != nil && (was.Reason != now.Reason || was.Status != now.Status)
 	if !first && !changed {

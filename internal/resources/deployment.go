@@ -1,11 +1,14 @@
 package resources
 
 import (
+	"encoding/json"
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -74,6 +77,11 @@ func renderDeployment(app *webappv1.WebApp) (*appsv1ac.DeploymentApplyConfigurat
 	if app.Spec.RevisionHistoryLimit != nil {
 		spec.WithRevisionHistoryLimit(*app.Spec.RevisionHistoryLimit)
 	}
+	// Paused, the Deployment controller keeps the pods on the template they run and still scales
+	// them; omitted otherwise, so that a WebApp that never pauses owns no such field.
+	if app.Spec.Paused {
+		spec.WithPaused(true)
+	}
 	if s := app.Spec.Strategy; s != nil && (s.MaxSurge != nil || s.MaxUnavailable != nil) {
 		rolling := appsv1ac.RollingUpdateDeployment()
 		if s.MaxSurge != nil {
@@ -109,6 +117,9 @@ func deploymentHealth(_ *webappv1.WebApp, d *appsv1.Deployment) status.Health {
 	}
 	desired := ptr.Deref(d.Spec.Replicas, 1)
 	s := d.Status
+	if d.Spec.Paused && s.UpdatedReplicas < desired {
+		return pausedHealth(d, desired)
+	}
 	switch {
 	case s.UpdatedReplicas < desired:
 		return progressing(status.ReasonRolloutInProgress,
@@ -124,6 +135,56 @@ func deploymentHealth(_ *webappv1.WebApp, d *appsv1.Deployment) status.Health {
 	}
 	return status.Health{Ready: true, Reason: status.ReasonReady,
 		Message: fmt.Sprintf("%d of %d replicas available and up to date", s.AvailableReplicas, desired)}
+}
+
+// pausedHealth reads a paused Deployment with pods left on an earlier template: the app serves, as
+// long as enough of them are available, and says what waits.
+func pausedHealth(d *appsv1.Deployment, desired int32) status.Health {
+	s := d.Status
+	msg := fmt.Sprintf("paused (spec.paused): %d of %d replicas run an earlier pod template; set spec.paused "+
+		"to false to roll out the latest", desired-s.UpdatedReplicas, desired)
+	if s.AvailableReplicas < desired {
+		return progressing(status.ReasonReplicasUnavailable, fmt.Sprintf("%d of %d replicas available; %s",
+			s.AvailableReplicas, desired, msg))
+	}
+	return status.Health{Ready: true, Reason: status.ReasonPaused, Message: msg}
+}
+
+// RevisionAnnotation is where the Deployment controller numbers a Deployment's and its ReplicaSets'
+// pod templates; a ReplicaSet rolled back to gets a new number, and keeps its earlier ones in
+// RevisionHistoryAnnotation.
+const (
+	RevisionAnnotation        = "deployment.kubernetes.io/revision"
+	RevisionHistoryAnnotation = "deployment.kubernetes.io/revision-history"
+)
+
+// WithRollback makes a rendered Deployment keep the pod template of an earlier revision, and
+// record the rollback (status.RollbackAnnotation, whose value is rollback, in JSON).
+func WithRollback(desired runtime.ApplyConfiguration, template *corev1ac.PodTemplateSpecApplyConfiguration,
+	rollback string) error {
+	d, ok := desired.(*appsv1ac.DeploymentApplyConfiguration)
+	if !ok || d.Spec == nil {
+		return fmt.Errorf("not a rendered Deployment: %T", desired)
+	}
+	d.Spec.Template = template
+	d.WithAnnotations(map[string]string{status.RollbackAnnotation: rollback})
+	return nil
+}
+
+// TemplateOf converts a live pod template (a ReplicaSet's) to the apply configuration of a
+// Deployment's template, without the pod-template-hash label the Deployment controller adds.
+func TemplateOf(t *corev1.PodTemplateSpec) (*corev1ac.PodTemplateSpecApplyConfiguration, error) {
+	t = t.DeepCopy()
+	delete(t.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
+	data, err := json.Marshal(t)
+	if err != nil {
+		return nil, err
+	}
+	out := &corev1ac.PodTemplateSpecApplyConfiguration{}
+	if err := json.Unmarshal(data, out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func progressing(reason, message string) status.Health {

@@ -18,6 +18,9 @@ const (
 	ReasonAddressPending           = "AddressPending"
 	ReasonRoutePending             = "RoutePending"
 	ReasonRouteAPIMissing          = "RouteAPIMissing"
+	ReasonPaused                   = "Paused"
+	ReasonRollingBack              = "RollingBack"
+	ReasonRolledBack               = "RolledBack"
 
 	ReasonMinimumReplicasAvailable   = "MinimumReplicasAvailable"
 	ReasonMinimumReplicasUnavailable = "MinimumReplicasUnavailable"
@@ -27,8 +30,9 @@ const (
 // ReadyReasons are the reasons of the Ready, Reconciling and Stalled conditions, in the order of
 // docs/conditions.md.
 var ReadyReasons = []string{
-	ReasonReady, ReasonScaledToZero, ReasonCreating, ReasonRolloutInProgress, ReasonReplicasUnavailable,
-	ReasonAddressPending, ReasonRoutePending, ReasonPodFailing, ReasonReconcileError, ReasonProgressDeadlineExceeded, ReasonReplicaFailure,
+	ReasonReady, ReasonScaledToZero, ReasonPaused, ReasonCreating, ReasonRolloutInProgress, ReasonReplicasUnavailable,
+	ReasonAddressPending, ReasonRoutePending, ReasonRollingBack, ReasonPodFailing, ReasonReconcileError,
+	ReasonProgressDeadlineExceeded, ReasonRolledBack, ReasonReplicaFailure,
 	ReasonNameConflict, ReasonInvalidSpec, ReasonRouteAPIMissing, ReasonApplyDenied,
 }
 

@@ -33,6 +33,9 @@ type Observation struct {
 	// Selector is reported as it is; URL too, unless a ready child exposes the WebApp elsewhere
 	// (Health.URL).
 	Selector, URL string
+	// RolledBack is the rollback this pass made (nil when it made none); an earlier one that holds
+	// is read from the Deployment (RolledBackFor).
+	RolledBack *webappv1.RollbackStatus
 }
 
 // verdict is the outcome of evaluating the observation: the Ready condition plus whether the
@@ -53,6 +56,7 @@ func Compute(app *webappv1.WebApp, obs Observation, now metav1.Time) webappv1.We
 		Selector:           obs.Selector,
 		URL:                obs.URL,
 		Conditions:         append([]metav1.Condition(nil), app.Status.Conditions...),
+		RolledBack:         obs.RolledBack,
 	}
 	for _, h := range obs.Children {
 		if h.Ready && h.URL != "" {
@@ -71,7 +75,11 @@ func Compute(app *webappv1.WebApp, obs Observation, now metav1.Time) webappv1.We
 		st.UpdatedReplicas = d.Status.UpdatedReplicas
 	}
 
-	v := evaluate(obs)
+	if st.RolledBack == nil {
+		st.RolledBack = RolledBackFor(app, workload)
+	}
+	v := evaluate(obs, st.RolledBack)
+	st.Revisions = recordRevision(app.Status.Revisions, app, workload, v, st.RolledBack != nil, now)
 	set := func(condType string, status metav1.ConditionStatus, reason, message string) {
 		meta.SetStatusCondition(&st.Conditions, metav1.Condition{
 			Type: condType, Status: status, Reason: reason, Message: message,
@@ -88,7 +96,7 @@ func Compute(app *webappv1.WebApp, obs Observation, now metav1.Time) webappv1.We
 
 // evaluate decides readiness. The checks run from "cannot progress" to "fully rolled out";
 // the first that applies wins.
-func evaluate(obs Observation) verdict {
+func evaluate(obs Observation, rolledBack *webappv1.RollbackStatus) verdict {
 	if p := obs.Problem; p != nil {
 		if p.Terminal() {
 			return stalled(p.Reason, p.Message)
@@ -116,7 +124,13 @@ func evaluate(obs Observation) verdict {
 				v.reason = ReasonPodFailing
 			}
 		}
+		if i == 0 && rolledBack != nil {
+			return rolledBackVerdict(rolledBack, h)
+		}
 		return v
+	}
+	if rolledBack != nil {
+		return rolledBackVerdict(rolledBack, obs.Children[0])
 	}
 	return fromHealth(obs.Children[0])
 }

@@ -85,6 +85,11 @@ type want struct {
 	reason, availableReason                string
 }
 
+func paused(d *appsv1.Deployment) *appsv1.Deployment {
+	d.Spec.Paused = true
+	return d
+}
+
 func TestCompute(t *testing.T) {
 	svc := &corev1.Service{}
 	tests := []struct {
@@ -107,6 +112,12 @@ func TestCompute(t *testing.T) {
 		{"updated but not all available", observe(app(), deployment(2, 3, 3, 1, availableFalse), svc),
 			want{metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionFalse, ReasonReplicasUnavailable, ReasonMinimumReplicasUnavailable}},
 		{"rolled out", observe(app(), deployment(2, 3, 3, 3, availableTrue, progressingTrue), svc),
+			want{metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, ReasonReady, ReasonMinimumReplicasAvailable}},
+		{"paused, the pods on an earlier template and available", observe(app(), paused(deployment(2, 3, 0, 3, availableTrue)), svc),
+			want{metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, ReasonPaused, ReasonMinimumReplicasAvailable}},
+		{"paused, the pods on an earlier template, some unavailable", observe(app(), paused(deployment(2, 3, 0, 2, availableTrue)), svc),
+			want{metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionTrue, ReasonReplicasUnavailable, ReasonMinimumReplicasAvailable}},
+		{"paused with nothing waiting: rolled out", observe(app(), paused(deployment(2, 3, 3, 3, availableTrue)), svc),
 			want{metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, ReasonReady, ReasonMinimumReplicasAvailable}},
 		{"progress deadline exceeded", observe(app(), deployment(2, 3, 1, 2, availableTrue, deadline), svc),
 			want{metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionTrue, ReasonProgressDeadlineExceeded, ReasonMinimumReplicasAvailable}},

@@ -94,9 +94,20 @@ func observations(app *webappv1.WebApp) map[string]webappstatus.Observation {
 	route.SetGroupVersionKind(resources.HTTPRouteGVK)
 	podFailing := observe(app, deployment(2, 2, 1, 1))
 	podFailing.PodIssue = "pod shop-1: ImagePullBackOff: Back-off pulling image"
+	paused := deployment(2, 2, 0, 2)
+	paused.Spec.Paused = true
+	rolledBack := func(d *appsv1.Deployment) webappstatus.Observation {
+		obs := observe(app, d)
+		obs.RolledBack = &webappv1.RollbackStatus{Generation: app.Generation, Image: "broken",
+			Reason: webappstatus.ReasonProgressDeadlineExceeded, Message: "no progress", To: webappv1.Revision{Revision: 1}}
+		return obs
+	}
 	return map[string]webappstatus.Observation{
 		webappstatus.ReasonReady:        observe(app, deployment(2, 2, 2, 2)),
 		webappstatus.ReasonScaledToZero: observe(app, deployment(0, 2, 0, 0)),
+		webappstatus.ReasonPaused:       observe(app, paused),
+		webappstatus.ReasonRollingBack:  rolledBack(deployment(2, 2, 1, 1)),
+		webappstatus.ReasonRolledBack:   rolledBack(deployment(2, 2, 2, 2)),
 		webappstatus.ReasonCreating: {Children: []webappstatus.Health{
 			webappstatus.Absent("Deployment"), webappstatus.Absent("Service")}},
 		webappstatus.ReasonRolloutInProgress:   observe(app, deployment(2, 1, 2, 2)),

@@ -1,0 +1,112 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/resources"
+	"github.com/webapp-operator/webapp-operator/internal/status"
+)
+
+// Automatic rollback (spec.rollout.autoRollback): status.RolloutFailure decides; this file reads
+// the ReplicaSet of the revision to go back to and keeps the Deployment on it.
+
+// The old pod templates live in the Deployment's ReplicaSets, as for `kubectl rollout undo`. They
+// are listed straight from the API server, only when a rollout has failed: caching every
+// ReplicaSet of the cluster for that would cost memory on every pass of every WebApp.
+// +kubebuilder:rbac:groups=apps,resources=replicasets,verbs=list
+
+// pinTemplate keeps a rolled-back WebApp's Deployment on the template it runs: desired, rendered
+// from the spec whose rollout failed, gets the live Deployment's template (the fields our field
+// manager owns) and rollback record. Everything else is still rendered from the spec, and a pass
+// that finds nothing else changed writes nothing. A Deployment that records no rollback for this
+// generation of the WebApp is left as rendered.
+func (r *WebAppReconciler) pinTemplate(ctx context.Context, app *webappv1.WebApp, desired runtime.ApplyConfiguration) error {
+	live := &appsv1.Deployment{}
+	if err := r.Get(ctx, client.ObjectKeyFromObject(app), live); err != nil {
+		// absent: it is created from the spec; the rollback, gone with it, is not made again
+		return client.IgnoreNotFound(err)
+	}
+	if !metav1.IsControlledBy(live, app) || status.RolledBackFor(app, live) == nil {
+		return nil // not ours (ensure reports the NameConflict), or not rolled back
+	}
+	owned, err := appsv1ac.ExtractDeployment(live, resources.FieldOwner)
+	if err != nil {
+		return err
+	}
+	if owned.Spec == nil || owned.Spec.Template == nil {
+		return nil
+	}
+	return resources.WithRollback(desired, owned.Spec.Template, live.Annotations[status.RollbackAnnotation])
+}
+
+// rollBack applies app's Deployment with the template of the revision failure goes back to, read
+// from the Deployment d's ReplicaSet of that revision. It returns the rollback to record, or nil
+// when that ReplicaSet is gone (the Deployment's revisionHistoryLimit): then nothing changes and
+// the WebApp reports the failure as it is.
+func (r *WebAppReconciler) rollBack(ctx context.Context, app *webappv1.WebApp, d *appsv1.Deployment,
+	failure *status.Failure, now metav1.Time) (*webappv1.RollbackStatus, error) {
+	list := &appsv1.ReplicaSetList{}
+	if err := r.APIReader.List(ctx, list, client.InNamespace(app.Namespace),
+		client.MatchingLabels(resources.SelectorLabels(app))); err != nil {
+		return nil, fmt.Errorf("listing the ReplicaSets of Deployment %s: %w", app.Name, err)
+	}
+	rs := replicaSetOfRevision(list.Items, d, failure.To.Revision)
+	if rs == nil {
+		logf.FromContext(ctx).Info("Cannot roll back: the ReplicaSet of the revision is gone",
+			"revision", failure.To.Revision, "reason", failure.Reason)
+		return nil, nil
+	}
+	template, err := resources.TemplateOf(&rs.Spec.Template)
+	if err != nil {
+		return nil, err
+	}
+	rollback := &webappv1.RollbackStatus{Generation: app.Generation, Image: app.Spec.Image, Reason: failure.Reason,
+		Message: failure.Message, To: failure.To, At: now}
+	record, err := json.Marshal(rollback)
+	if err != nil {
+		return nil, err
+	}
+	desired, err := resources.Deployment.Desired(app)
+	if err != nil {
+		return nil, err
+	}
+	if err := resources.WithRollback(desired, template, string(record)); err != nil {
+		return nil, err
+	}
+	if err := r.Apply(ctx, desired, client.FieldOwner(resources.FieldOwner), client.ForceOwnership); err != nil {
+		return nil, applyError(resources.Deployment, app, true, err)
+	}
+	logf.FromContext(ctx).Info("Rolled back", "revision", failure.To.Revision, "image", failure.To.Image,
+		"reason", failure.Reason)
+	return rollback, nil
+}
+
+// replicaSetOfRevision is d's ReplicaSet that ran revision: its revision now, or one of its
+// earlier ones (a ReplicaSet rolled back to is renumbered).
+func replicaSetOfRevision(sets []appsv1.ReplicaSet, d *appsv1.Deployment, revision int64) *appsv1.ReplicaSet {
+	want := strconv.FormatInt(revision, 10)
+	for i := range sets {
+		rs := &sets[i]
+		if !metav1.IsControlledBy(rs, d) {
+			continue
+		}
+		if rs.Annotations[resources.RevisionAnnotation] == want ||
+			slices.Contains(strings.Split(rs.Annotations[resources.RevisionHistoryAnnotation], ","), want) {
+			return rs
+		}
+	}
+	return nil
+}
