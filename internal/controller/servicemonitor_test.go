@@ -37,8 +37,9 @@ var _ = Describe("The ServiceMonitor", func() {
 	}
 	servicePorts := func(name string) func(g Gomega) []string {
 		return func(g Gomega) []string {
-			var out []string
-			for _, p := range get(ns, name, &corev1.Service{})(g).Spec.Ports {
+			ports := get(ns, name, &corev1.Service{})(g).Spec.Ports
+			out := make([]string, 0, len(ports))
+			for _, p := range ports {
 				out = append(out, fmt.Sprintf("%s/%s/%d", p.Name, p.TargetPort.String(), p.Port))
 			}
 			return out
