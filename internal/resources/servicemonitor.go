@@ -20,13 +20,12 @@ import (
 // module and its dependencies into the operator's build for five fields, of a CRD a cluster may not
 // have anyway.
 //
-// A ServiceMonitor rather than a PodMonitor: every WebApp has a Service whose ports are named, and
-// selecting that Service is what the Prometheus Operator's users (and kube-prometheus' default
-// Prometheus, which selects ServiceMonitors and PodMonitors alike) expect of an app. It also gives
-// the scraped series the Service's name as their job, stable across rollouts, and lets the metrics
-// port go through the same Service that a NetworkPolicy or a mesh already sees. A PodMonitor would
-// only be needed for a port the Service cannot expose, and spec.metrics has the Service expose
-// whichever port it names.
+// A ServiceMonitor rather than a PodMonitor: every WebApp has a Service, with named ports, and a
+// ServiceMonitor that selects it is the Prometheus Operator's usual way of scraping an app. The
+// Prometheus Operator gives the series the Service's name as their job, which stays the same across
+// rollouts and replicas (a PodMonitor's series carry the PodMonitor's name instead, and nothing ties
+// them to the Service the app is reached through). A PodMonitor would only be needed for a port the
+// Service cannot expose, and spec.metrics has the Service expose the port it names.
 // +kubebuilder:rbac:groups=monitoring.coreos.com,resources=servicemonitors,verbs=get;list;watch;create;patch;delete
 
 // ServiceMonitorGVK is the Prometheus Operator kind the operator writes: v1, the only version it serves.
