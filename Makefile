@@ -73,9 +73,9 @@ vet: ## Run go vet on every module.
 	go vet $(GO_PACKAGES)
 
 .PHONY: test
-test: manifests generate fmt vet envtest-assets gateway-api-crds scorecard-test ## Run unit, bundle and integration (envtest) tests.
+test: manifests generate fmt vet envtest-assets gateway-api-crds prometheus-operator-crds scorecard-test ## Run unit, bundle and integration (envtest) tests.
 	KUBEBUILDER_ASSETS="$$($(MAKE) -s envtest-assets)" SCORECARD_TEST=$(SCORECARD_TEST) \
-		GATEWAY_API_CRDS="$$($(MAKE) -s gateway-api-crds)" \
+		GATEWAY_API_CRDS="$$($(MAKE) -s gateway-api-crds)" PROMETHEUS_OPERATOR_CRDS="$$($(MAKE) -s prometheus-operator-crds)" \
 		go test $(TEST_PACKAGES) -coverprofile cover.out
 	@# its own module, outside go.work (docs/observability.md says why)
 	cd test/promql && GOWORK=off go test ./...
@@ -83,11 +83,12 @@ test: manifests generate fmt vet envtest-assets gateway-api-crds scorecard-test 
 # 20 runs of the envtest suite in a row must pass: the proof that it does not flake.
 TEST_REPEAT ?= 20
 .PHONY: test-repeat
-test-repeat: manifests envtest-assets gateway-api-crds ## Run the envtest integration suite TEST_REPEAT (20) times in a row; stop at the first failure.
+test-repeat: manifests envtest-assets gateway-api-crds prometheus-operator-crds ## Run the envtest integration suite TEST_REPEAT (20) times in a row; stop at the first failure.
 	go test -c -o bin/controller.test ./internal/controller
-	@assets="$$($(MAKE) -s envtest-assets)"; crds="$$($(MAKE) -s gateway-api-crds)"; log=$$(mktemp); for i in $$(seq 1 $(TEST_REPEAT)); do \
+	@assets="$$($(MAKE) -s envtest-assets)"; crds="$$($(MAKE) -s gateway-api-crds)"; \
+		monitoring="$$($(MAKE) -s prometheus-operator-crds)"; log=$$(mktemp); for i in $$(seq 1 $(TEST_REPEAT)); do \
 		start=$$(date +%s); \
-		(cd internal/controller && KUBEBUILDER_ASSETS="$$assets" GATEWAY_API_CRDS="$$crds" ../../bin/controller.test >"$$log" 2>&1) || \
+		(cd internal/controller && KUBEBUILDER_ASSETS="$$assets" GATEWAY_API_CRDS="$$crds" PROMETHEUS_OPERATOR_CRDS="$$monitoring" ../../bin/controller.test >"$$log" 2>&1) || \
 			{ cat "$$log"; echo "run $$i of $(TEST_REPEAT) FAILED"; exit 1; }; \
 		echo "run $$i of $(TEST_REPEAT): ok ($$(($$(date +%s) - start)) s)"; \
 	done; rm -f "$$log"

@@ -48,6 +48,8 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.minReadySeconds) || self.minReadySeconds < (has(self.progressDeadlineSeconds) ? self.progressDeadlineSeconds : 600)",message="minReadySeconds must be less than progressDeadlineSeconds (600 by default)"
 // +kubebuilder:validation:XValidation:rule="!has(self.healthCheck) || !has(self.probes)",message="set healthCheck (the shorthand) or probes, not both"
 // +kubebuilder:validation:XValidation:rule="!has(self.ports) || self.ports.all(p, !has(p.servicePort) || p.servicePort != self.service.port && self.ports.filter(q, has(q.servicePort) && q.servicePort == p.servicePort).size() == 1)",message="each port's servicePort must differ from service.port and from the others'"
+// +kubebuilder:validation:XValidation:rule="!has(self.metrics) || self.metrics.port == 'http' || self.metrics.port == self.port || has(self.ports) && self.ports.exists(p, p.name == self.metrics.port || p.containerPort == self.metrics.port)",message="metrics.port is http, spec.port, or the name or containerPort of one of spec.ports"
+// +kubebuilder:validation:XValidation:rule="!has(self.metrics) || !has(self.ports) || self.metrics.port == 'http' || self.metrics.port == self.port || self.ports.all(p, !(p.name == self.metrics.port || p.containerPort == self.metrics.port) || (!has(p.protocol) || p.protocol == 'TCP') && (has(p.servicePort) || p.containerPort != self.service.port && !self.ports.exists(q, has(q.servicePort) && q.servicePort == p.containerPort)))",message="the metrics port is TCP; without a servicePort it is exposed on the Service under its containerPort, which must then differ from service.port and from every servicePort"
 // +kubebuilder:validation:XValidation:rule="!has(self.sidecars) || !has(self.initContainers) || self.sidecars.all(c, !self.initContainers.exists(i, i.name == c.name))",message="sidecars and initContainers need names of their own"
 // +kubebuilder:validation:XValidation:rule="(!has(self.sidecars) || self.sidecars.all(c, !has(c.volumeMounts) || c.volumeMounts.all(m, has(self.volumes) && self.volumes.exists(v, v.name == m.name)))) && (!has(self.initContainers) || self.initContainers.all(c, !has(c.volumeMounts) || c.volumeMounts.all(m, has(self.volumes) && self.volumes.exists(v, v.name == m.name))))",message="volumeMounts name volumes of spec.volumes"
 type WebAppSpec struct {
@@ -298,6 +300,12 @@ type WebAppSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Route"
 	Route *Route `json:"route,omitempty"`
+
+	// Metrics, when set, has Prometheus (through the Prometheus Operator) scrape the app's metrics
+	// from the port and path it names.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Metrics"
+	Metrics *Metrics `json:"metrics,omitempty"`
 }
 
 // HealthCheck is an HTTP GET probe used for both readiness and liveness.
@@ -417,7 +425,7 @@ type WebAppStatus struct {
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label (lower case letters, digits and '-', starting with a letter, at most 63 characters): it names the Service"
-// +operator-sdk:csv:customresourcedefinitions:displayName="Web App",resources={{Deployment,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""},{HorizontalPodAutoscaler,v2,""},{NetworkPolicy,v1,""},{Ingress,v1,""},{HTTPRoute,v1,""}}
+// +operator-sdk:csv:customresourcedefinitions:displayName="Web App",resources={{Deployment,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""},{HorizontalPodAutoscaler,v2,""},{NetworkPolicy,v1,""},{Ingress,v1,""},{HTTPRoute,v1,""},{ServiceMonitor,v1,""}}
 type WebApp struct {
 	metav1.TypeMeta `json:",inline"`
 

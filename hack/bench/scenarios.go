@@ -311,7 +311,7 @@ func (h *harness) ceiling(ctx context.Context, n int) (phase, error) {
 			obj := child.New()
 			obj.SetNamespace(ns)
 			obj.SetName(name)
-			// a cluster without the Gateway API has no HTTPRoutes to delete
+			// a cluster without the Gateway API or the Prometheus Operator has no HTTPRoutes or ServiceMonitors to delete
 			if err := retry(ctx, func() error { return h.cl.Delete(ctx, obj) }); err != nil && !apierrors.IsNotFound(err) &&
 				!meta.IsNoMatchError(err) {
 				return err

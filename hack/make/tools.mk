@@ -47,6 +47,10 @@ envtest-assets: setup-envtest ## Build the envtest control plane (kube-apiserver
 gateway-api-crds: ## Fetch the Gateway API CRDs (GATEWAY_API_VERSION) from the Go module proxy (cached) and print their folder.
 	@hack/install-gateway-api-crds.sh
 
+.PHONY: prometheus-operator-crds
+prometheus-operator-crds: ## Fetch the Prometheus Operator's ServiceMonitor CRD (PROMETHEUS_OPERATOR_VERSION) from the Go module proxy (cached) and print its folder.
+	@hack/install-prometheus-operator-crds.sh
+
 $(KUSTOMIZE): $(TOOLS_MOD) | $(LOCALBIN)
 	$(call build-tool,$@,sigs.k8s.io/kustomize/kustomize/v5)
 $(CONTROLLER_GEN): $(TOOLS_MOD) | $(LOCALBIN)

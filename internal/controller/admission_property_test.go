@@ -172,6 +172,35 @@ func companions(spec map[string]any, r *rand.Rand) {
 	if rt, ok := spec["route"].(map[string]any); ok {
 		routeCompanions(rt)
 	}
+	metricsCompanions(spec)
+}
+
+// metricsCompanions declares the container port that a sampled metrics port names, when neither
+// spec.port nor spec.ports has it: a name becomes a port of that name, a number in range a port
+// "metrics" of that number (a number out of range is left for admission to refuse). The WebApp's
+// CRD requires that the port exist; the sample is then judged on its own.
+func metricsCompanions(spec map[string]any) {
+	m, ok := spec["metrics"].(map[string]any)
+	if !ok || m["port"] == nil || m["port"] == "http" || m["port"] == spec["port"] {
+		return
+	}
+	ports, _ := spec["ports"].([]any)
+	for _, p := range items(spec, "ports") {
+		if p["name"] == m["port"] || p["containerPort"] == m["port"] {
+			return
+		}
+	}
+	entry := map[string]any{"name": "metrics", "containerPort": int64(9090)}
+	switch v := m["port"].(type) {
+	case string:
+		entry["name"] = v
+	case int64:
+		if v < 1 || v > 65535 {
+			return
+		}
+		entry["containerPort"] = v
+	}
+	spec["ports"] = append(ports, entry)
 }
 
 // routeCompanions gives a sampled route a host name and a Gateway (both required), and a listener

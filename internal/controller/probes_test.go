@@ -26,7 +26,7 @@ var _ = Describe("The operator's health probes", func() {
 		By("a manager whose user may not list pods (RBAC): its pod informer fails")
 		user, err := testEnv.AddUser(envtest.User{Name: "probe-test"}, nil)
 		Expect(err).NotTo(HaveOccurred())
-		rules := make([]rbacv1.PolicyRule, 0, 8)
+		rules := make([]rbacv1.PolicyRule, 0, 10)
 		rules = append(rules,
 			rbacv1.PolicyRule{APIGroups: []string{"apps.webapp-operator.io"}, Resources: []string{"*"}, Verbs: []string{"*"}},
 			rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"*"}},
@@ -36,6 +36,7 @@ var _ = Describe("The operator's health probes", func() {
 			rbacv1.PolicyRule{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"networkpolicies", "ingresses"}, Verbs: []string{"*"}},
 			rbacv1.PolicyRule{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"*"}},
 			rbacv1.PolicyRule{APIGroups: []string{"gateway.networking.k8s.io"}, Resources: []string{"httproutes"}, Verbs: []string{"*"}},
+			rbacv1.PolicyRule{APIGroups: []string{"monitoring.coreos.com"}, Resources: []string{"servicemonitors"}, Verbs: []string{"*"}},
 		)
 		grant("probe-test", rules)
 

@@ -49,9 +49,11 @@ var _ = BeforeSuite(func() {
 	ctx, cancel = context.WithCancel(context.TODO())
 
 	testEnv = &envtest.Environment{
-		// the Gateway API's, for the HTTPRoute child (route_test.go); gateway_missing_test.go runs
-		// an operator against a control plane without them
-		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases"), gatewayAPICRDs()},
+		// the Gateway API's, for the HTTPRoute child (route_test.go), and the Prometheus Operator's
+		// ServiceMonitor, for the ServiceMonitor child (servicemonitor_test.go);
+		// internal/operator/missingapis_test.go runs an operator against a control plane without them
+		CRDDirectoryPaths: []string{filepath.Join("..", "..", "config", "crd", "bases"), gatewayAPICRDs(),
+			prometheusOperatorCRDs()},
 		ErrorIfCRDPathMissing: true,
 	}
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
@@ -142,6 +144,20 @@ func gatewayAPICRDs() string {
 	matches, _ := filepath.Glob(filepath.Join(home, ".cache", "webapp-operator", "gateway-api", "*", "crds"))
 	if len(matches) == 0 {
 		Fail("no Gateway API CRDs: run `make gateway-api-crds` (make test does)")
+	}
+	return matches[len(matches)-1]
+}
+
+// prometheusOperatorCRDs is the folder of the ServiceMonitor CRD that `make prometheus-operator-crds`
+// fetches: PROMETHEUS_OPERATOR_CRDS, as make test sets it, or the newest cached release.
+func prometheusOperatorCRDs() string {
+	if dir := os.Getenv("PROMETHEUS_OPERATOR_CRDS"); dir != "" {
+		return dir
+	}
+	home, _ := os.UserHomeDir()
+	matches, _ := filepath.Glob(filepath.Join(home, ".cache", "webapp-operator", "prometheus-operator", "*", "crds"))
+	if len(matches) == 0 {
+		Fail("no ServiceMonitor CRD: run `make prometheus-operator-crds` (make test does)")
 	}
 	return matches[len(matches)-1]
 }

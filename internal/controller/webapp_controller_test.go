@@ -668,6 +668,8 @@ func steadyWebApp(ns string) *webappv1.WebApp {
 	app.Spec.Route = &webappv1.Route{Hostnames: []string{"steady.example.com", "*.example.com"}, Paths: []string{"/", "/api"},
 		ParentRefs: []webappv1.RouteParentRef{{Name: "public", Namespace: "gateways", SectionName: "https"}}}
 	app.Spec.Ports = []webappv1.ContainerPort{{Name: "metrics", ContainerPort: 9090}}
+	// scraped from that port, which the Service then exposes too
+	app.Spec.Metrics = &webappv1.Metrics{Port: ptr.To(intstr.FromString("metrics")), Path: "/metrics", Interval: "30s"}
 	return app
 }
 

@@ -13,7 +13,7 @@ import (
 )
 
 func TestUnservedChildren(t *testing.T) {
-	const gv = "gateway.networking.k8s.io/v1"
+	const gv, monitoring = "gateway.networking.k8s.io/v1", "monitoring.coreos.com/v1"
 	notFound := apierrors.NewNotFound(schema.GroupResource{}, gv)
 	tests := []struct {
 		name    string
@@ -22,13 +22,18 @@ func TestUnservedChildren(t *testing.T) {
 		want    map[string]bool
 		wantErr bool
 	}{
-		{name: "no Gateway API: the route is unserved", want: map[string]bool{"HTTPRoute": true}},
-		{name: "the group without HTTPRoute (only Gateways): unserved",
-			lists: map[string]*metav1.APIResourceList{gv: {APIResources: []metav1.APIResource{{Kind: "Gateway"}}}},
-			want:  map[string]bool{"HTTPRoute": true}},
-		{name: "HTTPRoute served",
+		{name: "neither the Gateway API nor the Prometheus Operator: the route and the monitor are unserved",
+			want: map[string]bool{"HTTPRoute": true, "ServiceMonitor": true}},
+		{name: "the groups without their kinds (only Gateways, only PodMonitors): unserved",
+			lists: map[string]*metav1.APIResourceList{gv: {APIResources: []metav1.APIResource{{Kind: "Gateway"}}},
+				monitoring: {APIResources: []metav1.APIResource{{Kind: "PodMonitor"}}}},
+			want: map[string]bool{"HTTPRoute": true, "ServiceMonitor": true}},
+		{name: "HTTPRoute served, ServiceMonitor not",
 			lists: map[string]*metav1.APIResourceList{gv: {APIResources: []metav1.APIResource{{Kind: "HTTPRoute"}}}},
-			want:  map[string]bool{"HTTPRoute": false}},
+			want:  map[string]bool{"HTTPRoute": false, "ServiceMonitor": true}},
+		{name: "ServiceMonitor served, HTTPRoute not",
+			lists: map[string]*metav1.APIResourceList{monitoring: {APIResources: []metav1.APIResource{{Kind: "ServiceMonitor"}}}},
+			want:  map[string]bool{"HTTPRoute": true, "ServiceMonitor": false}},
 		{name: "discovery failing: an error, not a guess", failing: errors.New("connection refused"), wantErr: true},
 	}
 	for _, tt := range tests {
@@ -51,8 +56,12 @@ func TestUnservedChildren(t *testing.T) {
 				t.Errorf("unserved = %v, want %v", got, tt.want)
 			}
 			// the built-in kinds are served by every cluster: asking would cost a request per kind
-			if !reflect.DeepEqual(asked, []string{gv}) {
-				t.Errorf("asked discovery about %v, want only %s", asked, gv)
+			want := []string{gv, monitoring}
+			if tt.wantErr {
+				want = want[:1] // the first failure stops the look-up
+			}
+			if !reflect.DeepEqual(asked, want) {
+				t.Errorf("asked discovery about %v, want only %v", asked, want)
 			}
 		})
 	}

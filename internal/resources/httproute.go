@@ -35,7 +35,7 @@ var HTTPRoute Child = kind[*unstructured.Unstructured, runtime.ApplyConfiguratio
 	newObj:  newHTTPRoute,
 	wanted:  func(app *webappv1.WebApp) bool { return app.Spec.Route != nil },
 	render:  renderHTTPRoute,
-	extract: extractHTTPRoute,
+	extract: extractUnstructured(newHTTPRoute),
 	health:  httpRouteHealth,
 	missingAPI: func() *status.Problem {
 		return status.RouteAPIMissing("the Gateway API (%s/%s %s) is not installed: install its CRDs, then restart "+
@@ -97,22 +97,6 @@ func routePaths(r *webappv1.Route) []string {
 		return []string{"/"}
 	}
 	return r.Paths
-}
-
-// extractHTTPRoute is ExtractHTTPRoute, which client-go has only for built-in kinds: the fields that
-// fieldManager applied (ownedFields), with the identity every apply carries.
-func extractHTTPRoute(live *unstructured.Unstructured, fieldManager string) (runtime.ApplyConfiguration, error) {
-	owned, err := ownedFields(live, fieldManager)
-	if err != nil {
-		return nil, err
-	}
-	u := newHTTPRoute()
-	u.Object = owned
-	u.SetAPIVersion(live.GetAPIVersion())
-	u.SetKind(live.GetKind())
-	u.SetName(live.GetName())
-	u.SetNamespace(live.GetNamespace())
-	return client.ApplyConfigurationFromUnstructured(u), nil
 }
 
 // httpRouteHealth: ready, with the WebApp's external URL, once each parent the route names reports

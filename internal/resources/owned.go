@@ -10,7 +10,28 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
+
+// extractUnstructured is client-go's Extract<Kind>, which client-go has only for built-in kinds, for
+// the kinds the operator handles as unstructured objects (newObj returns an empty one): the fields
+// that fieldManager applied (ownedFields), with the identity every apply carries.
+func extractUnstructured(newObj func() *unstructured.Unstructured) func(*unstructured.Unstructured, string) (
+	runtime.ApplyConfiguration, error) {
+	return func(live *unstructured.Unstructured, fieldManager string) (runtime.ApplyConfiguration, error) {
+		owned, err := ownedFields(live, fieldManager)
+		if err != nil {
+			return nil, err
+		}
+		u := newObj()
+		u.Object = owned
+		u.SetAPIVersion(live.GetAPIVersion())
+		u.SetKind(live.GetKind())
+		u.SetName(live.GetName())
+		u.SetNamespace(live.GetNamespace())
+		return client.ApplyConfigurationFromUnstructured(u), nil
+	}
+}
 
 // ownedFields returns the fields of live that fieldManager set by server-side apply, in live's
 // shape: what client-go's Extract<Kind> functions return for built-in kinds, which need the kind's

@@ -24,9 +24,11 @@ import (
 
 // All are the kinds of child a WebApp has, in the order the reconciler applies them. The first is
 // the workload: once every child is ready, its Health speaks for the WebApp.
-// HTTPRoute comes last: it is the one child whose API a cluster may lack (see Child.MissingAPI), and a
-// child that cannot be applied holds back those after it.
-var All = []Child{Deployment, Service, Ingress, PodDisruptionBudget, HorizontalPodAutoscaler, NetworkPolicy, HTTPRoute}
+// HTTPRoute and ServiceMonitor come last: they are the children whose API a cluster may lack (see
+// Child.MissingAPI), and a child that cannot be applied holds back those after it. The ServiceMonitor
+// is the very last, as the one the app can best run without, and after the Service it selects.
+var All = []Child{Deployment, Service, Ingress, PodDisruptionBudget, HorizontalPodAutoscaler, NetworkPolicy, HTTPRoute,
+	ServiceMonitor}
 
 // Child is one kind of object the operator creates for a WebApp, named like the WebApp.
 type Child interface {
@@ -49,7 +51,8 @@ type Child interface {
 	// their live values, so that they keep them. Nil when there are none.
 	Handover(app *webappv1.WebApp, live client.Object) (runtime.ApplyConfiguration, error)
 	// MissingAPI is the problem of a WebApp that asks for the child in a cluster that does not serve
-	// its kind, for a kind that comes from a CRD the cluster may lack (the Gateway API's); nil for the
+	// its kind, for a kind that comes from a CRD the cluster may lack (the Gateway API's, the Prometheus
+	// Operator's); nil for the
 	// built-in kinds, which every cluster serves. The operator looks such kinds up when it starts and
 	// neither caches nor watches those the cluster does not serve.
 	MissingAPI() *status.Problem

@@ -47,6 +47,16 @@ func renderService(app *webappv1.WebApp) (*corev1ac.ServiceApplyConfiguration, e
 				WithTargetPort(intstr.FromString(p.Name)))
 		}
 	}
+	// The metrics port, when it is one of spec.ports without a servicePort: the ServiceMonitor selects
+	// Service ports by name, so the Service exposes it too, under its container port's number
+	// (admission makes sure that number is free on the Service).
+	if _, expose, err := MetricsPort(app); err == nil && expose != nil {
+		spec.WithPorts(corev1ac.ServicePort().
+			WithName(expose.Name).
+			WithProtocol(protocol(expose.Protocol)).
+			WithPort(expose.ContainerPort).
+			WithTargetPort(intstr.FromString(expose.Name)))
+	}
 	return corev1ac.Service(app.Name, app.Namespace).
 		WithLabels(objectLabels(app)).
 		WithOwnerReferences(ownerReference(app)).

@@ -57,6 +57,12 @@ func RouteAPIMissing(format string, args ...any) *Problem {
 	return &Problem{Reason: ReasonRouteAPIMissing, Message: fmt.Sprintf(format, args...)}
 }
 
+// MonitoringAPIMissing: the WebApp asks for metrics to be scraped, and the cluster does not serve the
+// API (the Prometheus Operator's ServiceMonitor CRD) that says so.
+func MonitoringAPIMissing(format string, args ...any) *Problem {
+	return &Problem{Reason: ReasonMonitoringAPIMissing, Message: fmt.Sprintf(format, args...)}
+}
+
 // ReconcileError: a transient failure, retried with backoff.
 func ReconcileError(err error) *Problem {
 	return &Problem{Reason: ReasonReconcileError, Message: err.Error()}

@@ -21,6 +21,7 @@ const (
 	ReasonPaused                   = "Paused"
 	ReasonRollingBack              = "RollingBack"
 	ReasonRolledBack               = "RolledBack"
+	ReasonMonitoringAPIMissing     = "MonitoringAPIMissing"
 
 	ReasonMinimumReplicasAvailable   = "MinimumReplicasAvailable"
 	ReasonMinimumReplicasUnavailable = "MinimumReplicasUnavailable"
@@ -33,7 +34,7 @@ var ReadyReasons = []string{
 	ReasonReady, ReasonScaledToZero, ReasonPaused, ReasonCreating, ReasonRolloutInProgress, ReasonReplicasUnavailable,
 	ReasonAddressPending, ReasonRoutePending, ReasonRollingBack, ReasonPodFailing, ReasonReconcileError,
 	ReasonProgressDeadlineExceeded, ReasonRolledBack, ReasonReplicaFailure,
-	ReasonNameConflict, ReasonInvalidSpec, ReasonRouteAPIMissing, ReasonApplyDenied,
+	ReasonNameConflict, ReasonInvalidSpec, ReasonRouteAPIMissing, ReasonMonitoringAPIMissing, ReasonApplyDenied,
 }
 
 // AvailableReasons are the reasons of the Available condition.

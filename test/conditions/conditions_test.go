@@ -123,10 +123,11 @@ func observations(app *webappv1.WebApp) map[string]webappstatus.Observation {
 			cond(appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded"))),
 		webappstatus.ReasonReplicaFailure: observe(app, deployment(2, 2, 0, 0,
 			cond(appsv1.DeploymentReplicaFailure, corev1.ConditionTrue, "FailedCreate"))),
-		webappstatus.ReasonNameConflict:    {Problem: webappstatus.NameConflict("a Deployment named shop exists")},
-		webappstatus.ReasonInvalidSpec:     {Problem: webappstatus.InvalidSpec("spec.resources: invalid")},
-		webappstatus.ReasonApplyDenied:     {Problem: webappstatus.ApplyDenied("exceeded quota")},
-		webappstatus.ReasonRouteAPIMissing: {Problem: resources.HTTPRoute.MissingAPI()},
+		webappstatus.ReasonNameConflict:         {Problem: webappstatus.NameConflict("a Deployment named shop exists")},
+		webappstatus.ReasonInvalidSpec:          {Problem: webappstatus.InvalidSpec("spec.resources: invalid")},
+		webappstatus.ReasonApplyDenied:          {Problem: webappstatus.ApplyDenied("exceeded quota")},
+		webappstatus.ReasonRouteAPIMissing:      {Problem: resources.HTTPRoute.MissingAPI()},
+		webappstatus.ReasonMonitoringAPIMissing: {Problem: resources.ServiceMonitor.MissingAPI()},
 	}
 }
 

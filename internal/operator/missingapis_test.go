@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -21,11 +22,13 @@ import (
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
-// TestWithoutTheGatewayAPI runs the operator against a control plane that has no Gateway API CRDs,
-// which the controller suite always installs, so this test has a control plane of its own: a WebApp
-// asking for a route is Stalled and says why, one that does not is Ready, and nothing else breaks
-// (the manager starts, and its informers sync, without a kind the cluster does not serve).
-func TestWithoutTheGatewayAPI(t *testing.T) {
+// TestWithoutTheOptionalAPIs runs the operator against a control plane that has neither the Gateway
+// API CRDs nor the Prometheus Operator's, which the controller suite always installs, so this test
+// has a control plane of its own: a WebApp asking for a route, or for its metrics to be scraped, is
+// Stalled and says why, with the rest of its children applied; one that asks for neither is Ready;
+// and nothing else breaks (the manager starts, and its informers sync, without a kind the cluster
+// does not serve).
+func TestWithoutTheOptionalAPIs(t *testing.T) {
 	env := &envtest.Environment{
 		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
@@ -47,7 +50,7 @@ func TestWithoutTheGatewayAPI(t *testing.T) {
 	mgr, err := NewManager(cfg, Options{Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		TerminalRecheck: time.Minute})
 	if err != nil {
-		t.Fatalf("the manager must start without the Gateway API: %v", err)
+		t.Fatalf("the manager must start without the Gateway API and the Prometheus Operator: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -69,7 +72,11 @@ func TestWithoutTheGatewayAPI(t *testing.T) {
 			Hostnames: []string{"shop.example.com"}, ParentRefs: []webappv1.RouteParentRef{{Name: "public"}}}}}
 	plain := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: "plain", Namespace: ns},
 		Spec: webappv1.WebAppSpec{Image: "example.com/shop:1.0"}}
-	for _, app := range []*webappv1.WebApp{routed, plain} {
+	monitored := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: "monitored", Namespace: ns},
+		Spec: webappv1.WebAppSpec{Image: "example.com/shop:1.0",
+			Ports:   []webappv1.ContainerPort{{Name: "metrics", ContainerPort: 9090}},
+			Metrics: &webappv1.Metrics{Port: ptr.To(intstr.FromString("metrics"))}}}
+	for _, app := range []*webappv1.WebApp{routed, plain, monitored} {
 		if err := c.Create(ctx, app); err != nil {
 			t.Fatal(err)
 		}
@@ -109,6 +116,29 @@ func TestWithoutTheGatewayAPI(t *testing.T) {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(routed), obj); err != nil {
 			t.Errorf("the routed WebApp's %T: %v", obj, err)
 		}
+	}
+
+	eventually(t, "the monitored WebApp Stalled, saying the Prometheus Operator's API is missing", func() error {
+		return wantCondition(ctx, c, monitored, webappv1.ConditionStalled, status.ReasonMonitoringAPIMissing)
+	})
+	if err := c.Get(ctx, client.ObjectKeyFromObject(monitored), got); err != nil {
+		t.Fatal(err)
+	}
+	msg = meta.FindStatusCondition(got.Status.Conditions, webappv1.ConditionStalled).Message
+	want = "the Prometheus Operator's API (monitoring.coreos.com/v1 ServiceMonitor), which spec.metrics needs, is not " +
+		"installed: install its CRDs, then restart the operator, which looks for them only when it starts"
+	if msg != want {
+		t.Errorf("Stalled message %q, want %q", msg, want)
+	}
+	// every other child is there, the Service with the metrics port: the app runs and is reachable
+	if err := c.Get(ctx, client.ObjectKeyFromObject(monitored), &appsv1.Deployment{}); err != nil {
+		t.Errorf("the monitored WebApp's Deployment: %v", err)
+	}
+	svc := &corev1.Service{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(monitored), svc); err != nil {
+		t.Errorf("the monitored WebApp's Service: %v", err)
+	} else if n := len(svc.Spec.Ports); n != 2 || svc.Spec.Ports[1].Name != "metrics" {
+		t.Errorf("the monitored WebApp's Service has ports %+v, want http and metrics", svc.Spec.Ports)
 	}
 }
 

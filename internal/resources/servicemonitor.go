@@ -1,0 +1,123 @@
+package resources
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/status"
+)
+
+// The ServiceMonitor has the Prometheus Operator scrape the app's own metrics (spec.metrics). The
+// operator creates, patches and deletes it like the HTTPRoute, and, like it, handles it as an
+// unstructured object: github.com/prometheus-operator/prometheus-operator's Go types would bring a
+// module and its dependencies into the operator's build for five fields, of a CRD a cluster may not
+// have anyway.
+//
+// A ServiceMonitor rather than a PodMonitor: every WebApp has a Service, with named ports, and a
+// ServiceMonitor that selects it is the Prometheus Operator's usual way of scraping an app. The
+// Prometheus Operator gives the series the Service's name as their job, which stays the same across
+// rollouts and replicas (a PodMonitor's series carry the PodMonitor's name instead, and nothing ties
+// them to the Service the app is reached through). A PodMonitor would only be needed for a port the
+// Service cannot expose, and spec.metrics has the Service expose the port it names.
+// +kubebuilder:rbac:groups=monitoring.coreos.com,resources=servicemonitors,verbs=get;list;watch;create;patch;delete
+
+// ServiceMonitorGVK is the Prometheus Operator kind the operator writes: v1, the only version it serves.
+var ServiceMonitorGVK = schema.GroupVersionKind{Group: monitoringGroup, Version: "v1", Kind: "ServiceMonitor"}
+
+const monitoringGroup = "monitoring.coreos.com"
+
+// ServiceMonitor is ready as soon as it exists: the Prometheus Operator writes no status on it that
+// says whether a Prometheus picked it up.
+var ServiceMonitor Child = kind[*unstructured.Unstructured, runtime.ApplyConfiguration]{
+	name:    "ServiceMonitor",
+	newObj:  newServiceMonitor,
+	wanted:  func(app *webappv1.WebApp) bool { return app.Spec.Metrics != nil },
+	render:  renderServiceMonitor,
+	extract: extractUnstructured(newServiceMonitor),
+	missingAPI: func() *status.Problem {
+		return status.MonitoringAPIMissing("the Prometheus Operator's API (%s/%s %s), which spec.metrics needs, is not "+
+			"installed: install its CRDs, then restart the operator, which looks for them only when it starts",
+			monitoringGroup, ServiceMonitorGVK.Version, ServiceMonitorGVK.Kind)
+	},
+}
+
+func newServiceMonitor() *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(ServiceMonitorGVK)
+	return u
+}
+
+// renderServiceMonitor renders the ServiceMonitor of app's metrics: one endpoint, the Service port
+// that serves them, selecting app's Service by its labels in its own namespace (the ServiceMonitor's
+// default). The endpoints list is atomic in the CRD, so our field manager owns it whole; the CRD
+// defaults nothing inside the fields rendered here (its defaults are under relabelings and the TLS
+// and authentication settings, which are left out), so what is sent is what is stored, and a pass
+// over an unchanged WebApp compares equal and writes nothing.
+func renderServiceMonitor(app *webappv1.WebApp) (runtime.ApplyConfiguration, error) {
+	port, _, err := MetricsPort(app)
+	if err != nil {
+		return nil, err
+	}
+	m := app.Spec.Metrics
+	endpoint := map[string]any{"port": port, "path": metricsPath(m)}
+	if m.Interval != "" {
+		endpoint["interval"] = m.Interval
+	}
+	selector := map[string]any{}
+	for k, v := range objectLabels(app) {
+		selector[k] = v
+	}
+	u := newServiceMonitor()
+	u.SetName(app.Name)
+	u.SetNamespace(app.Namespace)
+	u.SetLabels(objectLabels(app))
+	ref := ownerReference(app)
+	u.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: *ref.APIVersion, Kind: *ref.Kind, Name: *ref.Name,
+		UID: *ref.UID, Controller: ref.Controller, BlockOwnerDeletion: ref.BlockOwnerDeletion}})
+	u.Object["spec"] = map[string]any{
+		"selector":  map[string]any{"matchLabels": selector},
+		"endpoints": []any{endpoint},
+	}
+	return client.ApplyConfigurationFromUnstructured(u), nil
+}
+
+func metricsPath(m *webappv1.Metrics) string {
+	if m.Path == "" {
+		return "/metrics"
+	}
+	return m.Path
+}
+
+// MetricsPort resolves app's spec.metrics.port to the name of the Service port that serves the
+// metrics, and returns the entry of spec.ports the Service must expose for it (one without a
+// servicePort), or nil when the Service exposes it already: the main port (http, spec.port) or an
+// entry with a servicePort. A port that names neither is an error (admission refuses it).
+func MetricsPort(app *webappv1.WebApp) (string, *webappv1.ContainerPort, error) {
+	if app.Spec.Metrics == nil {
+		return "", nil, nil
+	}
+	port := intstr.FromString(PortName)
+	if app.Spec.Metrics.Port != nil {
+		port = *app.Spec.Metrics.Port
+	}
+	if port.Type == intstr.String && port.StrVal == PortName || port.Type == intstr.Int && port.IntVal == containerPort(app) {
+		return PortName, nil, nil
+	}
+	for i, p := range app.Spec.Ports {
+		if port.Type == intstr.String && p.Name == port.StrVal || port.Type == intstr.Int && p.ContainerPort == port.IntVal {
+			if p.ServicePort != nil {
+				return p.Name, nil, nil
+			}
+			return p.Name, &app.Spec.Ports[i], nil
+		}
+	}
+	return "", nil, fmt.Errorf("spec.metrics.port %s is neither %s, spec.port (%d) nor a port of spec.ports",
+		port.String(), PortName, containerPort(app))
+}
