@@ -18,6 +18,7 @@ const (
 	ReasonAddressPending           = "AddressPending"
 	ReasonRoutePending             = "RoutePending"
 	ReasonRouteAPIMissing          = "RouteAPIMissing"
+	ReasonConfigMissing            = "ConfigMissing"
 
 	ReasonMinimumReplicasAvailable   = "MinimumReplicasAvailable"
 	ReasonMinimumReplicasUnavailable = "MinimumReplicasUnavailable"
@@ -29,7 +30,7 @@ const (
 var ReadyReasons = []string{
 	ReasonReady, ReasonScaledToZero, ReasonCreating, ReasonRolloutInProgress, ReasonReplicasUnavailable,
 	ReasonAddressPending, ReasonRoutePending, ReasonPodFailing, ReasonReconcileError, ReasonProgressDeadlineExceeded, ReasonReplicaFailure,
-	ReasonNameConflict, ReasonInvalidSpec, ReasonRouteAPIMissing, ReasonApplyDenied,
+	ReasonConfigMissing, ReasonNameConflict, ReasonInvalidSpec, ReasonRouteAPIMissing, ReasonApplyDenied,
 }
 
 // AvailableReasons are the reasons of the Available condition.
