@@ -88,6 +88,10 @@ func (r *WebAppReconciler) configToWebApps(kind string) func(context.Context, cl
 				"namespace", obj.GetNamespace())
 			return nil
 		}
+		if len(list.Items) == 0 {
+			// no WebApp reads it (any more): its digest would only take memory
+			r.digests.forget(configObject{namespace: obj.GetNamespace(), ConfigKey: resources.ConfigKey{Kind: kind, Name: obj.GetName()}})
+		}
 		out := make([]reconcile.Request, len(list.Items))
 		for i := range list.Items {
 			out[i] = reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])}
@@ -185,8 +189,9 @@ type configDigest struct {
 	digest          string
 }
 
-// configDigests remembers the digest of each referenced object's data, for as long as the object
-// exists (an entry goes when a pass finds the object gone): a few dozen bytes per object, no data.
+// configDigests remembers the digest of each referenced object's data: a few dozen bytes per object,
+// no data. An entry goes when a pass finds the object gone, or when an event of the object finds no
+// WebApp that reads it.
 type configDigests struct {
 	mu sync.Mutex
 	m  map[configObject]configDigest

@@ -212,6 +212,15 @@ var _ = Describe("Config rollouts", func() {
 		}, timeout, interval).Should(Succeed())
 		Expect(fetch(ns, "manual").Spec.RolloutOnConfigChange).To(Equal(ptr.To(true)), "admission fills in the default")
 		rolledOnce("manual", "", generation)
+
+		By("switched off again: the annotation goes, a change of the template like any other")
+		Eventually(func(g Gomega) {
+			a := fetch(ns, "manual")
+			a.Spec.RolloutOnConfigChange = ptr.To(false)
+			g.Expect(k8sClient.Update(ctx, a)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+		Eventually(templateRevision(ns, "manual"), timeout, interval).Should(BeEmpty())
+		Eventually(statusRevision(ns, "manual"), timeout, interval).Should(BeEmpty())
 	})
 
 	It("writes and reads nothing when a ConfigMap or Secret that no WebApp reads changes", func() {
