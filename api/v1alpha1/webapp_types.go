@@ -121,10 +121,11 @@ type WebAppSpec struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Pod Labels",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	PodLabels map[string]LabelValue `json:"podLabels,omitempty"`
 
-	// PodAnnotations are extra annotations for the pods.
+	// PodAnnotations are extra annotations for the pods; webapp-operator.io/config-revision is reserved.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=64
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !format.qualifiedName().validate(k.lowerAscii()).hasValue())",message="podAnnotations keys must be qualified names: an optional DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', alphanumeric at both ends"
+	// +kubebuilder:validation:XValidation:rule="!('webapp-operator.io/config-revision' in self)",message="podAnnotations must not set webapp-operator.io/config-revision, which the operator sets"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Pod Annotations",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	PodAnnotations map[string]AnnotationValue `json:"podAnnotations,omitempty"`
 
@@ -306,7 +307,20 @@ type WebAppSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Metrics"
 	Metrics *Metrics `json:"metrics,omitempty"`
+	// RolloutOnConfigChange rolls the pods, as an image change does, when the data of a ConfigMap or
+	// Secret they read (env, envFrom, volumes, of every container) changes: Kubernetes itself does not
+	// restart them. Set it to false for apps that reload their configuration on their own; the
+	// operator then still reports a reference to an object that does not exist (ConfigMissing).
+	// +optional
+	// +kubebuilder:default=true
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Roll Out On Config Change",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	RolloutOnConfigChange *bool `json:"rolloutOnConfigChange,omitempty"`
 }
+
+// ConfigRevisionAnnotation is the pod template annotation that holds the fingerprint of the data of
+// the ConfigMaps and Secrets the pods read (WebAppStatus.ConfigRevision): a change of that data
+// changes the pod template, and so rolls the Deployment.
+const ConfigRevisionAnnotation = "webapp-operator.io/config-revision"
 
 // HealthCheck is an HTTP GET probe used for both readiness and liveness.
 type HealthCheck struct {
@@ -404,6 +418,12 @@ type WebAppStatus struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Rolled Back",xDescriptors={"urn:alm:descriptor:text"}
 	RolledBack *RollbackStatus `json:"rolledBack,omitempty"`
+	// ConfigRevision is the fingerprint of the data of the ConfigMaps and Secrets that the
+	// Deployment's pod template references, as that template carries it: once Ready, every pod runs
+	// with this configuration. Empty when the pods read none, or with rolloutOnConfigChange false.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Config Revision",xDescriptors={"urn:alm:descriptor:text"}
+	ConfigRevision string `json:"configRevision,omitempty"`
 
 	// Conditions are Ready, Available, Reconciling and Stalled, in the kstatus style.
 	// +optional

@@ -66,6 +66,8 @@ var _ = Describe("A WebApp that uses every pod field", func() {
 	BeforeEach(func() { ns = newNamespace() })
 
 	It("renders them, settles with zero writes, corrects drift in them, and removes what it no longer asks for", func() {
+		createConfigMap(ns, "shop", map[string]string{"app.yaml": "greeting: hello"})
+		createSecret(ns, "shop-tls", map[string]string{"tls.crt": "cert", "tls.key": "key"})
 		createReady(fullWebApp(ns, "full"))
 		d := getDeployment(ns, "full")(Default)
 		pod := d.Spec.Template.Spec

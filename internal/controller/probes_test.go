@@ -26,11 +26,12 @@ var _ = Describe("The operator's health probes", func() {
 		By("a manager whose user may not list pods (RBAC): its pod informer fails")
 		user, err := testEnv.AddUser(envtest.User{Name: "probe-test"}, nil)
 		Expect(err).NotTo(HaveOccurred())
-		rules := make([]rbacv1.PolicyRule, 0, 10)
+		rules := make([]rbacv1.PolicyRule, 0, 11)
 		rules = append(rules,
 			rbacv1.PolicyRule{APIGroups: []string{"apps.webapp-operator.io"}, Resources: []string{"*"}, Verbs: []string{"*"}},
 			rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"*"}},
 			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"*"}},
+			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps", "secrets"}, Verbs: []string{"get", "list", "watch"}},
 			rbacv1.PolicyRule{APIGroups: []string{"policy"}, Resources: []string{"poddisruptionbudgets"}, Verbs: []string{"*"}},
 			rbacv1.PolicyRule{APIGroups: []string{"autoscaling"}, Resources: []string{"horizontalpodautoscalers"}, Verbs: []string{"*"}},
 			rbacv1.PolicyRule{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"networkpolicies", "ingresses"}, Verbs: []string{"*"}},

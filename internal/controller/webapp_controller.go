@@ -70,6 +70,9 @@ type WebAppReconciler struct {
 	// Metrics, when set, hears of every pass that wrote a status (package metrics): what the
 	// cache alone cannot tell, when a pass last succeeded and how long a rollout took.
 	Metrics PassObserver
+
+	// digests are those of the ConfigMaps and Secrets the WebApps reference (config.go).
+	digests configDigests
 }
 
 // PassObserver is told, after a pass, the status the WebApp had, the one the pass computed, and the
@@ -177,13 +180,22 @@ func (r *WebAppReconciler) terminalRecheck() time.Duration {
 func (r *WebAppReconciler) converge(ctx context.Context, app *webappv1.WebApp) (status.Observation, []string, error) {
 	obs := status.Observation{Selector: resources.Selector(app), URL: resources.URL(app)}
 	var written []string
-	var err error
+	// Before any child: a pod template that reads a missing object would give pods that cannot start,
+	// so nothing is applied, and the pods that run keep running (status still reports them).
+	configRevision, err := r.configRevision(ctx, app)
+	if err != nil {
+		obs.Deployment = r.liveDeployment(ctx, app)
+	}
 	for _, child := range resources.All {
+		if err != nil {
+			break
+		}
 		var desired runtime.ApplyConfiguration
 		if desired, err = child.Desired(app); err != nil {
 			err = status.InvalidSpec("%s", err)
 			break
 		}
+		desired = resources.WithConfigRevision(desired, configRevision)
 		if r.Unserved[child.Kind()] {
 			// Nothing of the kind can exist, so there is nothing to prune either. The children before
 			// it are applied: the app runs, inside the cluster, without its route.
@@ -316,6 +328,18 @@ func (r *WebAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		if !r.Unserved[child.Kind()] {
 			b = b.Owns(child.New())
 		}
+	}
+	// The ConfigMaps and Secrets the pods read, metadata only (config.go), mapped to the WebApps that
+	// reference them; a resync's update, with the same resourceVersion, changes nothing.
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), NewWebAppObject(), configRefIndex, indexConfigRefs); err != nil {
+		return fmt.Errorf("indexing WebApps by the objects they reference: %w", err)
+	}
+	for _, kind := range []struct {
+		name string
+		obj  client.Object
+	}{{resources.KindConfigMap, &corev1.ConfigMap{}}, {resources.KindSecret, &corev1.Secret{}}} {
+		b = b.WatchesMetadata(kind.obj, handler.EnqueueRequestsFromMapFunc(r.configToWebApps(kind.name)),
+			builder.WithPredicates(predicate.ResourceVersionChangedPredicate{}))
 	}
 	return b.
 		// Pods belong to ReplicaSets, not to the WebApp: map them back through the instance label,

@@ -448,6 +448,8 @@ var _ = Describe("WebApp controller", func() {
 	})
 
 	It("makes zero write requests, and reads only from its cache, on a pass over an up-to-date WebApp", func() {
+		createConfigMap(ns, "steady-config", map[string]string{"greeting": "hello"})
+		createSecret(ns, "steady-secret", map[string]string{"TOKEN": "s3cret"})
 		Expect(k8sClient.Create(ctx, steadyWebApp(ns))).To(Succeed())
 		Eventually(getDeployment(ns, "steady"), timeout, interval).ShouldNot(BeNil())
 		playDeploymentController(ns, "steady")
@@ -654,9 +656,13 @@ var _ = Describe("WebApp admission", func() {
 	})
 })
 
-// steadyWebApp is a WebApp that asks for a child of every kind.
+// steadyWebApp is a WebApp that asks for a child of every kind, and reads a ConfigMap and a Secret
+// (steady-config and steady-secret, which its spec creates).
 func steadyWebApp(ns string) *webappv1.WebApp {
 	app := newWebApp(ns, "steady")
+	app.Spec.Env = []webappv1.EnvVar{{Name: "GREETING", ValueFrom: &webappv1.EnvVarSource{
+		ConfigMapKeyRef: &webappv1.KeySelector{Name: "steady-config", Key: "greeting"}}}}
+	app.Spec.EnvFrom = []webappv1.EnvFromSource{{SecretRef: &webappv1.ObjectReference{Name: "steady-secret"}}}
 	app.Spec.Autoscaling = &webappv1.Autoscaling{MinReplicas: ptr.To[int32](1), MaxReplicas: 4, // and so a budget
 		TargetCPUUtilizationPercentage: ptr.To[int32](60), TargetMemoryUtilizationPercentage: ptr.To[int32](80),
 		Behavior: &webappv1.ScalingBehavior{ScaleDown: &webappv1.ScalingRules{StabilizationWindowSeconds: ptr.To[int32](60),

@@ -27,6 +27,10 @@ func cacheOptions(namespaces []string, unserved map[string]bool) cache.Options {
 			opts.ByObject[child.New()] = cache.ByObject{Label: child.CacheSelector()}
 		}
 	}
+	// Every ConfigMap and Secret of the namespaces, as its identity alone (controller/config.go).
+	for _, m := range controller.ConfigMetadata() {
+		opts.ByObject[m] = cache.ByObject{Transform: trimToIdentity}
+	}
 	if len(namespaces) > 0 {
 		opts.DefaultNamespaces = map[string]cache.Config{}
 		for _, ns := range namespaces {
@@ -34,6 +38,26 @@ func cacheOptions(namespaces []string, unserved map[string]bool) cache.Options {
 		}
 	}
 	return opts
+}
+
+// trimToIdentity keeps of a ConfigMap or a Secret its name, UID and resourceVersion: what tells the
+// operator that its data may have changed. A metadata-only watch still sends the labels, the
+// annotations and the managed fields; the annotations can be large, and kubectl's last-applied
+// annotation of a Secret holds its data, so none of it is kept. A typed ConfigMap or Secret (which the
+// operator never reads through the cache) loses its data the same way: Secret data is never cached.
+func trimToIdentity(obj any) (any, error) {
+	identity := func(m metav1.ObjectMeta) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion}
+	}
+	switch o := obj.(type) {
+	case *metav1.PartialObjectMetadata:
+		return &metav1.PartialObjectMetadata{TypeMeta: o.TypeMeta, ObjectMeta: identity(o.ObjectMeta)}, nil
+	case *corev1.Secret:
+		return &corev1.Secret{TypeMeta: o.TypeMeta, ObjectMeta: identity(o.ObjectMeta)}, nil
+	case *corev1.ConfigMap:
+		return &corev1.ConfigMap{TypeMeta: o.TypeMeta, ObjectMeta: identity(o.ObjectMeta)}, nil
+	}
+	return obj, nil
 }
 
 // trimPod keeps what the operator reads of a pod: its identity, labels and owners (to map it to its

@@ -130,6 +130,9 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		return nil, fmt.Errorf("setting up the WebApp controller: %w", err)
 	}
 	informers := []client.Object{controller.NewWebAppObject(), &corev1.Pod{}}
+	for _, m := range controller.ConfigMetadata() {
+		informers = append(informers, m)
+	}
 	for _, child := range resources.All {
 		if !unserved[child.Kind()] {
 			informers = append(informers, child.New())

@@ -46,6 +46,12 @@ func TestCacheIsScopedToOurChildrenAndNamespaces(t *testing.T) {
 		switch obj := obj.(type) {
 		case *corev1.Pod:
 			want, notWant = ourPod, foreignPod
+		case *metav1.PartialObjectMetadata:
+			// the ConfigMaps and Secrets the pods read: all of them, their identity alone
+			if by.Label != nil || by.Transform == nil {
+				t.Errorf("%s metadata: selector %v, transform %v; want every one, trimmed", obj.Kind, by.Label, by.Transform != nil)
+			}
+			continue
 		case *unstructured.Unstructured:
 			if obj.GetKind() != "WebApp" {
 				break // a child handled as unstructured (the HTTPRoute)
@@ -64,8 +70,8 @@ func TestCacheIsScopedToOurChildrenAndNamespaces(t *testing.T) {
 			t.Errorf("%T cache selector %v does not select exactly our objects", obj, by.Label)
 		}
 	}
-	if len(opts.ByObject) != 2+len(resources.All) {
-		t.Errorf("want WebApps, Pods and each kind of child configured, got %d kinds", len(opts.ByObject))
+	if len(opts.ByObject) != 4+len(resources.All) {
+		t.Errorf("want WebApps, Pods, ConfigMaps, Secrets and each kind of child configured, got %d kinds", len(opts.ByObject))
 	}
 	if all := cacheOptions(nil, nil); all.DefaultNamespaces != nil {
 		t.Errorf("no namespaces must mean the whole cluster, got %v", all.DefaultNamespaces)
@@ -109,5 +115,30 @@ func TestTrimPodKeepsWhatTheOperatorReads(t *testing.T) {
 	}
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("trimPod:\n got %+v\nwant %+v", p, want)
+	}
+}
+
+// A metadata-only watch still sends a Secret's annotations, and kubectl's last-applied annotation
+// holds its data: the cache keeps the identity alone.
+func TestTrimToIdentityKeepsNoSecretData(t *testing.T) {
+	meta := metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "u", ResourceVersion: "7",
+		Labels:          map[string]string{"a": "b"},
+		Annotations:     map[string]string{corev1.LastAppliedConfigAnnotation: `{"data":{"token":"czNjcmV0"}}`},
+		ManagedFields:   []metav1.ManagedFieldsEntry{{Manager: "kubectl"}},
+		OwnerReferences: []metav1.OwnerReference{{Kind: "X", Name: "x"}}}
+	identity := metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "u", ResourceVersion: "7"}
+	tm := metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}
+	for _, tc := range []struct{ in, want any }{
+		{&metav1.PartialObjectMetadata{TypeMeta: tm, ObjectMeta: meta}, &metav1.PartialObjectMetadata{TypeMeta: tm, ObjectMeta: identity}},
+		{&corev1.Secret{ObjectMeta: meta, Data: map[string][]byte{"token": []byte("s3cret")}}, &corev1.Secret{ObjectMeta: identity}},
+		{&corev1.ConfigMap{ObjectMeta: meta, Data: map[string]string{"k": "v"}}, &corev1.ConfigMap{ObjectMeta: identity}},
+	} {
+		got, err := trimToIdentity(tc.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("trimToIdentity(%T):\n got %+v\nwant %+v", tc.in, got, tc.want)
+		}
 	}
 }

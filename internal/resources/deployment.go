@@ -98,6 +98,18 @@ func renderDeployment(app *webappv1.WebApp) (*appsv1ac.DeploymentApplyConfigurat
 		WithSpec(spec), nil
 }
 
+// WithConfigRevision puts rev, the fingerprint of the configuration app's pods read (ConfigRevision),
+// in the pod template of desired, app's rendered Deployment: a new revision rolls the pods as a new
+// image does. Other children, and an empty rev, are returned as they are.
+func WithConfigRevision(desired runtime.ApplyConfiguration, rev string) runtime.ApplyConfiguration {
+	d, ok := desired.(*appsv1ac.DeploymentApplyConfiguration)
+	if !ok || rev == "" || d.Spec == nil || d.Spec.Template == nil {
+		return desired
+	}
+	d.Spec.Template.WithAnnotations(map[string]string{webappv1.ConfigRevisionAnnotation: rev})
+	return d
+}
+
 // deploymentHealth reads the Deployment's status the way `kubectl rollout status` does.
 func deploymentHealth(_ *webappv1.WebApp, d *appsv1.Deployment) status.Health {
 	if d.Status.ObservedGeneration < d.Generation {

@@ -38,6 +38,8 @@ func podTemplate(app *webappv1.WebApp) (*corev1ac.PodTemplateSpecApplyConfigurat
 		for k, v := range app.Spec.PodAnnotations {
 			annotations[k] = string(v)
 		}
+		// The operator's own (WithConfigRevision); admission already refuses it.
+		delete(annotations, webappv1.ConfigRevisionAnnotation)
 		template.WithAnnotations(annotations)
 	}
 	return template, nil

@@ -63,6 +63,12 @@ func MonitoringAPIMissing(format string, args ...any) *Problem {
 	return &Problem{Reason: ReasonMonitoringAPIMissing, Message: fmt.Sprintf(format, args...)}
 }
 
+// ConfigMissing: the pods would read a ConfigMap or Secret that does not exist, and the reference is
+// not optional; the message names it and where the spec references it.
+func ConfigMissing(format string, args ...any) *Problem {
+	return &Problem{Reason: ReasonConfigMissing, Message: fmt.Sprintf(format, args...)}
+}
+
 // ReconcileError: a transient failure, retried with backoff.
 func ReconcileError(err error) *Problem {
 	return &Problem{Reason: ReasonReconcileError, Message: err.Error()}

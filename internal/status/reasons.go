@@ -22,6 +22,7 @@ const (
 	ReasonRollingBack              = "RollingBack"
 	ReasonRolledBack               = "RolledBack"
 	ReasonMonitoringAPIMissing     = "MonitoringAPIMissing"
+	ReasonConfigMissing            = "ConfigMissing"
 
 	ReasonMinimumReplicasAvailable   = "MinimumReplicasAvailable"
 	ReasonMinimumReplicasUnavailable = "MinimumReplicasUnavailable"
@@ -34,7 +35,7 @@ var ReadyReasons = []string{
 	ReasonReady, ReasonScaledToZero, ReasonPaused, ReasonCreating, ReasonRolloutInProgress, ReasonReplicasUnavailable,
 	ReasonAddressPending, ReasonRoutePending, ReasonRollingBack, ReasonPodFailing, ReasonReconcileError,
 	ReasonProgressDeadlineExceeded, ReasonRolledBack, ReasonReplicaFailure,
-	ReasonNameConflict, ReasonInvalidSpec, ReasonRouteAPIMissing, ReasonMonitoringAPIMissing, ReasonApplyDenied,
+	ReasonConfigMissing, ReasonNameConflict, ReasonInvalidSpec, ReasonRouteAPIMissing, ReasonMonitoringAPIMissing, ReasonApplyDenied,
 }
 
 // AvailableReasons are the reasons of the Available condition.

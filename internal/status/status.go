@@ -73,6 +73,9 @@ func Compute(app *webappv1.WebApp, obs Observation, now metav1.Time) webappv1.We
 		st.ReadyReplicas = d.Status.ReadyReplicas
 		st.AvailableReplicas = d.Status.AvailableReplicas
 		st.UpdatedReplicas = d.Status.UpdatedReplicas
+		// What the template carries, not what this pass computed: while a referenced object is
+		// missing, the Deployment keeps (and reports) the configuration its pods run.
+		st.ConfigRevision = d.Spec.Template.Annotations[webappv1.ConfigRevisionAnnotation]
 	}
 
 	if st.RolledBack == nil {

@@ -125,6 +125,9 @@ func TestCompute(t *testing.T) {
 			want{metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionUnknown, ReasonReplicaFailure, ReasonMinimumReplicasUnavailable}},
 		{"an admission policy, a quota or RBAC denies a child", Observation{Problem: ApplyDenied("exceeded quota"), Deployment: deployment(2, 3, 3, 3, availableTrue)},
 			want{metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionTrue, ReasonApplyDenied, ReasonMinimumReplicasAvailable}},
+		{"a referenced ConfigMap does not exist, the old pods keep running", Observation{Problem: ConfigMissing(`ConfigMap "x" referenced by env FOO does not exist`),
+			Deployment: deployment(2, 3, 3, 3, availableTrue)},
+			want{metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionTrue, ReasonConfigMissing, ReasonMinimumReplicasAvailable}},
 		{"foreign object in the way", Observation{Problem: NameConflict("a Deployment named shop exists")},
 			want{metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionUnknown, ReasonNameConflict, ReasonDeploymentNotFound}},
 		{"API server refuses the rendered object", Observation{Problem: InvalidSpec("spec.template...env[0].name: Invalid value")},
@@ -190,6 +193,30 @@ func TestComputeCopiesCountsAndAddresses(t *testing.T) {
 	st = Compute(app(), Observation{Deployment: d, Problem: NameConflict("foreign")}, t0)
 	if st.Replicas != 0 || st.AvailableReplicas != 0 {
 		t.Errorf("counts of a foreign Deployment reported: %+v", st)
+	}
+}
+
+// status.configRevision is what the Deployment's template carries: what the pods run once Ready,
+// also while a missing object keeps the operator from applying a new one.
+func TestComputeReportsTheConfigRevisionOfTheTemplate(t *testing.T) {
+	d := deployment(2, 3, 3, 3, availableTrue)
+	d.Spec.Template.Annotations = map[string]string{webappv1.ConfigRevisionAnnotation: "0123456789abcdef", "other": "x"}
+	for name, obs := range map[string]Observation{
+		"rolled out":     observe(app(), d, &corev1.Service{}),
+		"config missing": {Deployment: d, Problem: ConfigMissing(`ConfigMap "x" referenced by envFrom does not exist`)},
+	} {
+		if got := Compute(app(), obs, t0).ConfigRevision; got != "0123456789abcdef" {
+			t.Errorf("%s: configRevision %q, want the template's", name, got)
+		}
+	}
+	for name, obs := range map[string]Observation{
+		"no annotation":        observe(app(), deployment(2, 3, 3, 3, availableTrue), &corev1.Service{}),
+		"no Deployment":        observe(app(), nil, nil),
+		"a foreign Deployment": {Deployment: d, Problem: NameConflict("foreign")},
+	} {
+		if got := Compute(app(), obs, t0).ConfigRevision; got != "" {
+			t.Errorf("%s: configRevision %q, want none", name, got)
+		}
 	}
 }
 

@@ -123,7 +123,9 @@ func observations(app *webappv1.WebApp) map[string]webappstatus.Observation {
 			cond(appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded"))),
 		webappstatus.ReasonReplicaFailure: observe(app, deployment(2, 2, 0, 0,
 			cond(appsv1.DeploymentReplicaFailure, corev1.ConditionTrue, "FailedCreate"))),
-		webappstatus.ReasonNameConflict:         {Problem: webappstatus.NameConflict("a Deployment named shop exists")},
+		webappstatus.ReasonNameConflict: {Problem: webappstatus.NameConflict("a Deployment named shop exists")},
+		webappstatus.ReasonConfigMissing: {
+			Problem: webappstatus.ConfigMissing(`ConfigMap "x" referenced by env FOO does not exist`)},
 		webappstatus.ReasonInvalidSpec:          {Problem: webappstatus.InvalidSpec("spec.resources: invalid")},
 		webappstatus.ReasonApplyDenied:          {Problem: webappstatus.ApplyDenied("exceeded quota")},
 		webappstatus.ReasonRouteAPIMissing:      {Problem: resources.HTTPRoute.MissingAPI()},

@@ -1,0 +1,233 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/resources"
+	"github.com/webapp-operator/webapp-operator/internal/status"
+)
+
+// The configuration the pods read (ConfigMaps and Secrets, resources.ConfigRefs) is fingerprinted
+// into their template, so that a change of it rolls them (resources/config.go says why a hash of the
+// data). How the operator learns of changes without holding Secret data:
+//
+//   - It watches ConfigMaps and Secrets metadata-only, and caches each as its name, UID and
+//     resourceVersion alone (operator.cacheOptions strips the rest, annotations included: kubectl's
+//     last-applied annotation of a Secret holds its data). A field index on the WebApps maps an
+//     object to the WebApps that reference it.
+//   - A pass reads the referenced objects' metadata from that cache. Only when one's UID or
+//     resourceVersion differs from the one its digest was computed for does it read the object from
+//     the API server (APIReader: the manager's client would start a cache of whole Secrets), digest
+//     its data, and drop it. The operator keeps the digest, never the data.
+//
+// So a pass over an up-to-date WebApp reads nothing from the API server and writes nothing; a
+// metadata-only change of a referenced object (a label) costs one read and, its data unchanged, no
+// write; after a restart each referenced object is read once. A reference to an object the cache does
+// not hold is reported (ConfigMissing) unless it is optional; the watch sees the object appear.
+
+// Reading ConfigMaps and Secrets: get for the one object whose data changed, list and watch for the
+// metadata-only cache. Never written.
+// +kubebuilder:rbac:groups="",resources=configmaps;secrets,verbs=get;list;watch
+
+// ConfigMetadata returns an empty metadata-only ConfigMap and Secret, the form in which the operator
+// caches and watches them (and the only one: a typed read through the manager's client would start a
+// cache of whole objects).
+func ConfigMetadata() []*metav1.PartialObjectMetadata {
+	out := make([]*metav1.PartialObjectMetadata, 0, 2)
+	for _, kind := range []string{resources.KindConfigMap, resources.KindSecret} {
+		m := &metav1.PartialObjectMetadata{}
+		m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind(kind))
+		out = append(out, m)
+	}
+	return out
+}
+
+// configRefIndex indexes WebApps by the ConfigMaps and Secrets their pods read (ConfigKey.String()).
+const configRefIndex = "webapp.configRefs"
+
+// indexConfigRefs is the index function of configRefIndex.
+func indexConfigRefs(obj client.Object) []string {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil
+	}
+	app, err := decode(u)
+	if err != nil {
+		return nil // reported by its own pass, and it reads nothing until it decodes
+	}
+	refs := resources.ConfigRefs(app)
+	keys := make([]string, len(refs))
+	for i, r := range refs {
+		keys[i] = r.String()
+	}
+	return keys
+}
+
+// configToWebApps maps a ConfigMap or a Secret (kind) to the WebApps of its namespace that reference it.
+func (r *WebAppReconciler) configToWebApps(kind string) func(context.Context, client.Object) []reconcile.Request {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(webappv1.GroupVersion.WithKind("WebAppList"))
+		ref := resources.ConfigKey{Kind: kind, Name: obj.GetName()}.String()
+		if err := r.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{configRefIndex: ref}); err != nil {
+			logf.FromContext(ctx).Error(err, "listing the WebApps that reference an object", "object", ref,
+				"namespace", obj.GetNamespace())
+			return nil
+		}
+		if len(list.Items) == 0 {
+			// no WebApp reads it (any more): its digest would only take memory
+			r.digests.forget(configObject{namespace: obj.GetNamespace(), ConfigKey: resources.ConfigKey{Kind: kind, Name: obj.GetName()}})
+		}
+		out := make([]reconcile.Request, len(list.Items))
+		for i := range list.Items {
+			out[i] = reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])}
+		}
+		return out
+	}
+}
+
+// configRevision returns the fingerprint of the configuration app's pods read (resources.ConfigRevision),
+// "" when they read none or app does not roll on config changes, or a ConfigMissing problem that
+// names every required reference to an object that does not exist.
+func (r *WebAppReconciler) configRevision(ctx context.Context, app *webappv1.WebApp) (string, error) {
+	refs := resources.ConfigRefs(app)
+	roll := resources.RollsOnConfigChange(app)
+	digests := make(map[resources.ConfigKey]string, len(refs))
+	var missing []string
+	for _, ref := range refs {
+		digest, found, err := r.configDigest(ctx, app.Namespace, ref.ConfigKey, roll)
+		switch {
+		case err != nil:
+			return "", err
+		case found:
+			digests[ref.ConfigKey] = digest
+		case !ref.Optional:
+			missing = append(missing, ref.Missing())
+		}
+	}
+	if len(missing) > 0 {
+		return "", status.ConfigMissing("%s; the operator applies nothing until it does (running pods keep running), "+
+			"and goes on once it exists", strings.Join(missing, "; "))
+	}
+	if !roll {
+		return "", nil
+	}
+	return resources.ConfigRevision(refs, digests), nil
+}
+
+// configDigest reports whether the object exists and, when withDigest, the digest of its data: the
+// one computed for its UID and resourceVersion if there is one, else that of the object read now.
+func (r *WebAppReconciler) configDigest(ctx context.Context, namespace string, ref resources.ConfigKey,
+	withDigest bool) (string, bool, error) {
+	key := types.NamespacedName{Namespace: namespace, Name: ref.Name}
+	id := configObject{namespace: namespace, ConfigKey: ref}
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind(ref.Kind))
+	if err := r.Get(ctx, key, m); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.digests.forget(id)
+			return "", false, nil
+		}
+		return "", false, fmt.Errorf("reading %s %s: %w", ref.Kind, ref.Name, err)
+	}
+	if !withDigest {
+		return "", true, nil
+	}
+	if d, ok := r.digests.get(id, m.UID, m.ResourceVersion); ok {
+		return d, true, nil
+	}
+	var read client.Object
+	var digest func() string
+	switch ref.Kind {
+	case resources.KindConfigMap:
+		cm := &corev1.ConfigMap{}
+		read, digest = cm, func() string { return resources.ConfigDigest(cm.Data, cm.BinaryData) }
+	case resources.KindSecret:
+		s := &corev1.Secret{}
+		read, digest = s, func() string { return resources.ConfigDigest(nil, s.Data) }
+	default:
+		return "", false, fmt.Errorf("no digest of a %s", ref.Kind)
+	}
+	if err := r.APIReader.Get(ctx, key, read); err != nil {
+		if apierrors.IsNotFound(err) {
+			// deleted since the cache saw it: its delete event brings another pass
+			r.digests.forget(id)
+			return "", false, nil
+		}
+		return "", false, fmt.Errorf("reading %s %s: %w", ref.Kind, ref.Name, err)
+	}
+	// The version read may be newer than the cache's: keep the digest for it; the cache catches up.
+	d := digest()
+	r.digests.put(id, configDigest{uid: read.GetUID(), resourceVersion: read.GetResourceVersion(), digest: d})
+	return d, true, nil
+}
+
+// configObject names a ConfigMap or a Secret of the cluster.
+type configObject struct {
+	namespace string
+	resources.ConfigKey
+}
+
+// configDigest is the digest of an object's data at one UID and resourceVersion.
+type configDigest struct {
+	uid             types.UID
+	resourceVersion string
+	digest          string
+}
+
+// configDigests remembers the digest of each referenced object's data: a few dozen bytes per object,
+// no data. An entry goes when a pass finds the object gone, or when an event of the object finds no
+// WebApp that reads it.
+type configDigests struct {
+	mu sync.Mutex
+	m  map[configObject]configDigest
+}
+
+func (c *configDigests) get(id configObject, uid types.UID, resourceVersion string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, ok := c.m[id]
+	if !ok || d.uid != uid || d.resourceVersion != resourceVersion {
+		return "", false
+	}
+	return d.digest, true
+}
+
+func (c *configDigests) put(id configObject, d configDigest) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[configObject]configDigest{}
+	}
+	c.m[id] = d
+}
+
+func (c *configDigests) forget(id configObject) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, id)
+}
+
+// liveDeployment returns app's Deployment from the cache, or nil when there is none of app's: what
+// status reports of the running pods while a problem keeps the operator from applying anything.
+func (r *WebAppReconciler) liveDeployment(ctx context.Context, app *webappv1.WebApp) *appsv1.Deployment {
+	d := &appsv1.Deployment{}
+	if err := r.Get(ctx, client.ObjectKeyFromObject(app), d); err != nil || !metav1.IsControlledBy(d, app) {
+		return nil
+	}
+	return d
+}
