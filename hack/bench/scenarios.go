@@ -28,11 +28,17 @@ const (
 // runSpec is one row of the matrix.
 type runSpec struct {
 	N, Concurrency, QPS, Burst, Unrelated int
+	// Replicas of each WebApp (0 counts as 1), and the optional children it has.
+	Replicas int
+	Features featureSet
 }
 
 func (s runSpec) String() string {
-	return fmt.Sprintf("N=%d concurrency=%d qps=%d burst=%d unrelated=%d", s.N, s.Concurrency, s.QPS, s.Burst, s.Unrelated)
+	return fmt.Sprintf("N=%d concurrency=%d qps=%d burst=%d unrelated=%d replicas=%d features=%s", s.N, s.Concurrency,
+		s.QPS, s.Burst, s.Unrelated, s.replicas(), s.Features)
 }
+
+func (s runSpec) replicas() int32 { return int32(max(s.Replicas, 1)) }
 
 // phase is what one scenario measured.
 type phase struct {
@@ -132,7 +138,7 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 	create := func(ctx context.Context, key string) error {
 		ns, name := splitKey(key)
 		app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: webappv1.WebAppSpec{Image: imageV1, Replicas: ptr.To[int32](1)}}
+			Spec: webAppSpec(name, imageV1, spec.replicas(), spec.Features)}
 		return retry(ctx, func() error { return h.cl.Create(ctx, app) })
 	}
 	var after snapshot
