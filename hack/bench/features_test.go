@@ -14,7 +14,7 @@ func TestParseFeatureSets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
+	names := make([]string, 0, len(got))
 	for _, f := range got {
 		names = append(names, f.String())
 	}
@@ -37,7 +37,8 @@ func TestWebAppSpec(t *testing.T) {
 	all, _ := parseFeatureSets("all")
 	spec := webAppSpec("a", imageV1, 2, all[0])
 	if spec.DisruptionBudget != nil || spec.Autoscaling == nil || spec.Autoscaling.MaxReplicas != 4 ||
-		spec.NetworkPolicy == nil || spec.Ingress == nil || spec.Route == nil || spec.Route.ParentRefs[0].Name != benchGateway {
+		spec.NetworkPolicy == nil || spec.Ingress == nil || spec.Route == nil ||
+		spec.Route.ParentRefs[0].Name != benchGateway {
 		t.Errorf("the spec with every child lacks some: %+v", spec)
 	}
 }

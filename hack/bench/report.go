@@ -251,7 +251,8 @@ func loadAverage() string {
 // memory, and its writes in steady state and on resync, which must stay 0.
 func (r report) costTable() table {
 	t := table{head: []string{"N", "features", "create req/WebApp", "delta", "image req/WebApp", "delta",
-		"RSS after create", "delta/WebApp", "peak RSS", "steady writes", "resync writes", "extra requests per WebApp (create)"}}
+		"RSS after create", "delta/WebApp", "peak RSS", "steady writes", "resync writes",
+		"extra requests per WebApp (create)"}}
 	type group struct{ n, c, q, u int }
 	base := map[group]runResult{}
 	withFeatures := false
@@ -301,7 +302,7 @@ func reasonDelta(m, base map[string]float64, n float64) string {
 			abs[k] = max(v, -v)
 		}
 	}
-	var parts []string
+	parts := make([]string, 0, len(abs))
 	for _, k := range sortedReasons(abs) {
 		parts = append(parts, fmt.Sprintf("%+.2f %s", d[k], k))
 	}
