@@ -31,6 +31,10 @@ const (
 	ConditionReconciling = "Reconciling"
 	// ConditionStalled is True when progress is impossible without a change by the user.
 	ConditionStalled = "Stalled"
+	// ConditionAutoscaling, present only while spec.autoscaling is set, says whether the
+	// HorizontalPodAutoscaler can scale the WebApp: False when it cannot (no metrics, no scale
+	// subresource), Unknown until it has reported. It never holds Ready back, since the app serves.
+	ConditionAutoscaling = "Autoscaling"
 )
 
 // ServiceType is the type of the Service in front of the web app.
@@ -370,7 +374,8 @@ type WebAppStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="URL",xDescriptors={"urn:alm:descriptor:org.w3:link"}
 	URL string `json:"url,omitempty"`
 
-	// Conditions are Ready, Available, Reconciling and Stalled, in the kstatus style.
+	// Conditions are Ready, Available, Reconciling and Stalled, in the kstatus style, and Autoscaling
+	// while spec.autoscaling is set.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
