@@ -80,6 +80,10 @@ type runResult struct {
 	Err                                    error
 }
 
+// webAppReady: the WebApp runs image and is Ready for its generation; with an autoscaler, the
+// autoscaler has also reported whether it can scale (the WebApp's Autoscaling condition is no longer
+// Unknown), which the HPA controller does within moments of its creation: without waiting for it, that
+// status write would land in the steady state.
 func webAppReady(image string) func(client.Object) bool {
 	return func(o client.Object) bool {
 		app := o.(*webappv1.WebApp)
@@ -87,7 +91,14 @@ func webAppReady(image string) func(client.Object) bool {
 			return false
 		}
 		c := meta.FindStatusCondition(app.Status.Conditions, webappv1.ConditionReady)
-		return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == app.Generation
+		if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != app.Generation {
+			return false
+		}
+		if app.Spec.Autoscaling == nil {
+			return true
+		}
+		a := meta.FindStatusCondition(app.Status.Conditions, webappv1.ConditionAutoscaling)
+		return a != nil && a.Status != metav1.ConditionUnknown && a.ObservedGeneration == app.Generation
 	}
 }
 
