@@ -31,6 +31,10 @@ const (
 	ConditionReconciling = "Reconciling"
 	// ConditionStalled is True when progress is impossible without a change by the user.
 	ConditionStalled = "Stalled"
+	// ConditionAutoscaling, present only while spec.autoscaling is set, says whether the
+	// HorizontalPodAutoscaler can scale the WebApp: False when it cannot (no metrics, no scale
+	// subresource), Unknown until it has reported. It never holds Ready back, since the app serves.
+	ConditionAutoscaling = "Autoscaling"
 )
 
 // ServiceType is the type of the Service in front of the web app.
@@ -418,6 +422,7 @@ type WebAppStatus struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Rolled Back",xDescriptors={"urn:alm:descriptor:text"}
 	RolledBack *RollbackStatus `json:"rolledBack,omitempty"`
+
 	// ConfigRevision is the fingerprint of the data of the ConfigMaps and Secrets that the
 	// Deployment's pod template references, as that template carries it: once Ready, every pod runs
 	// with this configuration. Empty when the pods read none, or with rolloutOnConfigChange false.
@@ -425,7 +430,8 @@ type WebAppStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Config Revision",xDescriptors={"urn:alm:descriptor:text"}
 	ConfigRevision string `json:"configRevision,omitempty"`
 
-	// Conditions are Ready, Available, Reconciling and Stalled, in the kstatus style.
+	// Conditions are Ready, Available, Reconciling and Stalled, in the kstatus style, and Autoscaling
+	// while spec.autoscaling is set.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

@@ -32,6 +32,10 @@ rules:
   - {group: apps, resources: [deployments]}
   - {group: "", resources: [services, pods, events]}
   - {group: events.k8s.io, resources: [events]}
+  - {group: policy, resources: [poddisruptionbudgets]}
+  - {group: autoscaling, resources: [horizontalpodautoscalers]}
+  - {group: networking.k8s.io, resources: [networkpolicies, ingresses]}
+  - {group: gateway.networking.k8s.io, resources: [httproutes]}
 - level: None
 `
 

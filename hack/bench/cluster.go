@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/webapp-operator/webapp-operator/internal/operator"
 	"github.com/webapp-operator/webapp-operator/test/framework"
@@ -34,6 +35,11 @@ var (
 	// kube-controller-manager runs only what a Deployment needs, and the garbage collector that
 	// deletes a WebApp's children; its client and workers are sized so it is not the bottleneck.
 	kcmTuning = []string{
+		// The autoscaler's and the disruption budget's controllers write the status of those children,
+		// as in a real cluster, so that the steady state is measured with them at work. The flag adds to
+		// framework.ControllersForDeployments' list. With no metrics API, every autoscaler reports that
+		// it cannot read its metrics (ScalingActive False), and leaves the replicas alone.
+		"--controllers=horizontalpodautoscaling,disruption",
 		"--kube-api-qps=1000", "--kube-api-burst=2000",
 		"--concurrent-deployment-syncs=20", "--concurrent-replicaset-syncs=20", "--concurrent-gc-syncs=50",
 	}
@@ -45,9 +51,13 @@ var (
 type cluster struct {
 	*framework.ControlPlane
 	audit *auditLog
+	// gatewayAPI: the Gateway API's CRDs are installed, so the operator serves HTTPRoutes.
+	gatewayAPI bool
 }
 
-func startCluster(ctx context.Context, assets, kwokBin, repo, dir string) (_ *cluster, err error) {
+// startCluster starts the control plane; with gatewayCRDs (a folder of CRDs, `make gateway-api-crds`),
+// it installs the Gateway API too, before the operator starts and looks for it.
+func startCluster(ctx context.Context, assets, kwokBin, repo, gatewayCRDs, dir string) (_ *cluster, err error) {
 	step("starting kube-apiserver, etcd and kube-controller-manager")
 	args, auditPath, err := auditArgs(dir)
 	if err != nil {
@@ -64,12 +74,19 @@ func startCluster(ctx context.Context, assets, kwokBin, repo, dir string) (_ *cl
 	if err != nil {
 		return nil, err
 	}
-	c := &cluster{ControlPlane: cp, audit: &auditLog{path: auditPath}}
+	c := &cluster{ControlPlane: cp, audit: &auditLog{path: auditPath}, gatewayAPI: gatewayCRDs != ""}
 	defer func() {
 		if err != nil {
 			c.Stop()
 		}
 	}()
+	if c.gatewayAPI {
+		step("installing the Gateway API CRDs from %s", gatewayCRDs)
+		if _, err := envtest.InstallCRDs(c.Config, envtest.CRDInstallOptions{Paths: []string{gatewayCRDs},
+			ErrorIfPathMissing: true}); err != nil {
+			return nil, fmt.Errorf("installing the Gateway API CRDs: %w", err)
+		}
+	}
 	step("starting kube-scheduler and kwok")
 	schedConfig := filepath.Join(dir, "scheduler.yaml")
 	if err := os.WriteFile(schedConfig, []byte(fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1

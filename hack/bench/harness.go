@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,15 +46,25 @@ func newHarness(ctx context.Context, opts options, c *cluster) (*harness, error)
 	}
 	ours := labels.SelectorFromSet(labels.Set{resources.LabelManagedBy: resources.ManagedBy})
 	ca, err := cache.New(cfg, cache.Options{Scheme: operator.Scheme, ByObject: map[client.Object]cache.ByObject{
-		&appsv1.Deployment{}: {Label: ours},
-		&corev1.Service{}:    {Label: ours},
-		&corev1.Pod{}:        {Label: labels.SelectorFromSet(labels.Set{resources.LabelName: resources.AppName})},
+		&appsv1.Deployment{}:    {Label: ours},
+		&corev1.Service{}:       {Label: ours},
+		&corev1.Pod{}:           {Label: labels.SelectorFromSet(labels.Set{resources.LabelName: resources.AppName})},
+		&networkingv1.Ingress{}: {Label: ours},
 	}})
 	if err != nil {
 		return nil, err
 	}
 	for _, obj := range []client.Object{&webappv1.WebApp{}, &appsv1.Deployment{}, &corev1.Service{}, &corev1.Pod{}} {
 		if _, err := ca.GetInformer(ctx, obj); err != nil {
+			return nil, err
+		}
+	}
+	h := &harness{opts: opts, cluster: c, cl: cl, cache: ca}
+	if err := h.playIngressController(ctx); err != nil {
+		return nil, err
+	}
+	if c.gatewayAPI {
+		if err := h.playGatewayController(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -66,7 +77,7 @@ func newHarness(ctx context.Context, opts options, c *cluster) (*harness, error)
 			return nil, err
 		}
 	}
-	return &harness{opts: opts, cluster: c, cl: cl, cache: ca}, nil
+	return h, nil
 }
 
 // keys are the namespace/name of the n WebApps (or ceiling objects).

@@ -43,6 +43,11 @@ type options struct {
 	K8sVersion, EtcdVersion, KwokVersion string
 	Commit                               string
 	Ceiling                              bool
+	// Features are the sets of optional children to sweep (features.go); Replicas the WebApps' replicas.
+	Features []featureSet
+	Replicas int
+	// GatewayCRDs is a folder of the Gateway API's CRDs to install, or "".
+	GatewayCRDs string
 	// MemoryLimit is the operator's container memory limit in bytes: passed to it as the Deployment
 	// does (MEMORY_LIMIT), and a peak RSS above it fails the run.
 	MemoryLimit uint64
@@ -50,13 +55,18 @@ type options struct {
 
 func main() {
 	var opts options
-	var n, conc, qps, memoryLimit string
+	var n, conc, qps, memoryLimit, feats string
 	flag.StringVar(&n, "n", "100,1000", "numbers of WebApps, comma-separated (BENCH_N)")
 	flag.StringVar(&conc, "concurrency", "4", "--max-concurrent-reconciles values to sweep (BENCH_CONCURRENCY)")
 	flag.StringVar(&qps, "qps", "50", "--kube-api-qps values to sweep; burst is twice the QPS (BENCH_QPS)")
 	flag.IntVar(&opts.Unrelated, "unrelated", 0,
 		"also rerun the first row with this many unrelated Deployments and as many Services (BENCH_UNRELATED)")
 	flag.IntVar(&opts.UnrelatedN, "unrelated-n", 0, "N of the unrelated run (default: the largest N)")
+	flag.StringVar(&feats, "features", "base", "optional children of the WebApps, one run each: base, all, or some of "+
+		strings.Join(features, ", ")+" joined by + (BENCH_FEATURES)")
+	flag.IntVar(&opts.Replicas, "replicas", 1, "replicas of every WebApp (BENCH_REPLICAS)")
+	flag.StringVar(&opts.GatewayCRDs, "gateway-crds", "", "the Gateway API CRDs' folder (make gateway-api-crds); "+
+		"needed by the httproute feature")
 	flag.DurationVar(&opts.Steady, "steady", 2*time.Minute, "steady-state window of scenario 2 (BENCH_STEADY)")
 	flag.DurationVar(&opts.Timeout, "timeout", 15*time.Minute, "give up a scenario after this long")
 	flag.IntVar(&opts.Workers, "workers", 16, "parallel requests of the harness's own client")
@@ -83,6 +93,17 @@ func main() {
 		if *p.out, err = parseInts(p.in); err != nil {
 			fatal(err)
 		}
+	}
+	if opts.Features, err = parseFeatureSets(feats); err != nil {
+		fatal(err)
+	}
+	for _, f := range opts.Features {
+		if f.has("httproute") && opts.GatewayCRDs == "" {
+			fatal(errors.New("the httproute feature needs the Gateway API: pass -gateway-crds (make bench does)"))
+		}
+	}
+	if opts.Replicas < 1 {
+		fatal(errors.New("-replicas must be at least 1"))
 	}
 	if opts.MemoryLimit, err = parseMemoryLimit(memoryLimit, opts.Repo); err != nil {
 		fatal(err)
@@ -119,7 +140,7 @@ func run(ctx context.Context, opts options) (int, error) {
 	rep.Env = append(rep.Env, "load average (1/5/15 min) at start: "+loadAverage())
 	began := time.Now()
 
-	c, err := startCluster(ctx, opts.Assets, opts.Kwok, opts.Repo, opts.StateDir)
+	c, err := startCluster(ctx, opts.Assets, opts.Kwok, opts.Repo, opts.GatewayCRDs, opts.StateDir)
 	if err != nil {
 		return 1, err
 	}
@@ -132,7 +153,7 @@ func run(ctx context.Context, opts options) (int, error) {
 		return 1, err
 	}
 	var runErr error
-	matrix := func(unrelated int, ns []int, concs, qpss []int) {
+	matrix := func(unrelated int, ns []int, concs, qpss []int, feats []featureSet) {
 		for _, n := range ns {
 			if _, done := rep.Ceilings[n]; opts.Ceiling && !done && runErr == nil {
 				ph, err := h.ceiling(ctx, n)
@@ -144,27 +165,30 @@ func run(ctx context.Context, opts options) (int, error) {
 			}
 			for _, cc := range concs {
 				for _, q := range qpss {
-					if ctx.Err() != nil || runErr != nil {
-						return
-					}
-					spec := runSpec{N: n, Concurrency: cc, QPS: q, Burst: 2 * q, Unrelated: unrelated}
-					tag := fmt.Sprintf("n%d-c%d-q%d-u%d", n, cc, q, unrelated)
-					r := h.run(ctx, spec, tag)
-					rep.Results = append(rep.Results, r)
-					if r.Err != nil {
-						runErr = r.Err // the cluster may hold leftovers: stop here
-						return
+					for _, f := range feats {
+						if ctx.Err() != nil || runErr != nil {
+							return
+						}
+						spec := runSpec{N: n, Concurrency: cc, QPS: q, Burst: 2 * q, Unrelated: unrelated,
+							Replicas: opts.Replicas, Features: f}
+						tag := fmt.Sprintf("n%d-c%d-q%d-u%d-%s", n, cc, q, unrelated, f)
+						r := h.run(ctx, spec, tag)
+						rep.Results = append(rep.Results, r)
+						if r.Err != nil {
+							runErr = r.Err // the cluster may hold leftovers: stop here
+							return
+						}
 					}
 				}
 			}
 		}
 	}
-	matrix(0, opts.N, opts.Concurrency, opts.QPS)
+	matrix(0, opts.N, opts.Concurrency, opts.QPS, opts.Features)
 	if opts.Unrelated > 0 && runErr == nil && ctx.Err() == nil {
 		if rep.Unrelated, err = h.addUnrelated(ctx, opts.Unrelated); err != nil {
 			runErr = err
 		} else {
-			matrix(opts.Unrelated, []int{opts.UnrelatedN}, opts.Concurrency[:1], opts.QPS[:1])
+			matrix(opts.Unrelated, []int{opts.UnrelatedN}, opts.Concurrency[:1], opts.QPS[:1], opts.Features[:1])
 		}
 	}
 	rep.Env = append(rep.Env, "load average (1/5/15 min) at end: "+loadAverage(),

@@ -113,9 +113,9 @@ func (r report) String() string {
 	}
 	row := func(s runSpec) []string {
 		return []string{fmt.Sprint(s.N), fmt.Sprint(s.Concurrency), fmt.Sprintf("%d/%d", s.QPS, s.Burst),
-			fmt.Sprint(s.Unrelated)}
+			fmt.Sprint(s.Unrelated), s.Features.String()}
 	}
-	key := []string{"N", "conc", "qps/burst", "unrelated"}
+	key := []string{"N", "conc", "qps/burst", "unrelated", "features"}
 
 	lat := table{head: append(append([]string{}, key...), "create p50", "p95", "max", "total", "ceiling", "ratio",
 		"image p50", "p95", "max", "total", "delete total")}
@@ -183,6 +183,10 @@ func (r report) String() string {
 	} {
 		fmt.Fprintf(&b, "\n### %s\n\n%s", s.title, s.t)
 	}
+	if cost := r.costTable(); len(cost.rows) > 0 {
+		fmt.Fprintf(&b, "\n### Extra cost per WebApp of each optional child (against the base run of the same N, "+
+			"concurrency, QPS and unrelated objects)\n\n%s", cost)
+	}
 	fmt.Fprintf(&b, "\n### Runs\n\n%s", load)
 	if r.Unrelated > 0 {
 		fmt.Fprintf(&b, "\nCreating the unrelated Deployments and Services took %s.\n", secs(r.Unrelated))
@@ -221,8 +225,10 @@ func environment(opts options) []string {
 			opts.KwokVersion, runtime.Version(), opts.Commit),
 		fmt.Sprintf("operator memory limit: %s (MEMORY_LIMIT, as its Deployment sets it; GOMEMLIMIT is 90%% of it); "+
 			"a peak RSS above it fails the run", mib(opts.MemoryLimit)),
-		fmt.Sprintf("matrix: N=%s, concurrency=%v, qps=%v (burst 2×qps), unrelated=%d, steady=%s, harness workers=%d",
-			strings.Join(keysN, ","), opts.Concurrency, opts.QPS, opts.Unrelated, opts.Steady, opts.Workers),
+		fmt.Sprintf("matrix: N=%s, concurrency=%v, qps=%v (burst 2×qps), unrelated=%d, features=%v, steady=%s, "+
+			"harness workers=%d", strings.Join(keysN, ","), opts.Concurrency, opts.QPS, opts.Unrelated, opts.Features,
+			opts.Steady, opts.Workers),
+		fmt.Sprintf("WebApps: %d replicas each, round-robin over %d namespaces", max(opts.Replicas, 1), len(benchNamespaces)),
 	}
 }
 
@@ -237,4 +243,71 @@ func loadAverage() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// costTable compares every run that has optional children with the base run of the same N,
+// concurrency, QPS and unrelated objects: the requests per WebApp to create it and to change its image
+// (the operator's client metrics), what the difference consists of (the audit log's code paths), its
+// memory, and its writes in steady state and on resync, which must stay 0.
+func (r report) costTable() table {
+	t := table{head: []string{"N", "features", "create req/WebApp", "delta", "image req/WebApp", "delta",
+		"RSS after create", "delta/WebApp", "peak RSS", "steady writes", "resync writes",
+		"extra requests per WebApp (create)"}}
+	type group struct{ n, c, q, u int }
+	base := map[group]runResult{}
+	withFeatures := false
+	for _, x := range r.Results {
+		if x.Err == nil && len(x.Spec.Features) == 0 {
+			base[group{x.Spec.N, x.Spec.Concurrency, x.Spec.QPS, x.Spec.Unrelated}] = x
+		}
+		withFeatures = withFeatures || len(x.Spec.Features) > 0
+	}
+	if !withFeatures {
+		return t
+	}
+	for _, x := range r.Results {
+		b, ok := base[group{x.Spec.N, x.Spec.Concurrency, x.Spec.QPS, x.Spec.Unrelated}]
+		if x.Err != nil || !ok {
+			continue
+		}
+		n := float64(x.Spec.N)
+		perApp := func(p phase) float64 { return sumValues(p.Requests) / n }
+		delta, imageDelta, rssDelta, extra := "-", "-", "-", "-"
+		if len(x.Spec.Features) > 0 {
+			delta = fmt.Sprintf("%+.2f", perApp(x.Create)-perApp(b.Create))
+			imageDelta = fmt.Sprintf("%+.2f", perApp(x.Update)-perApp(b.Update))
+			rssDelta = fmt.Sprintf("%+.1f KiB", (float64(x.Create.RSS)-float64(b.Create.RSS))/n/1024)
+			extra = reasonDelta(x.Create.ByReason, b.Create.ByReason, n)
+		}
+		t.add(fmt.Sprint(x.Spec.N), x.Spec.Features.String(), fmt.Sprintf("%.2f", perApp(x.Create)), delta,
+			fmt.Sprintf("%.2f", perApp(x.Update)), imageDelta, mib(x.Create.RSS), rssDelta,
+			mib(max(x.Steady.HWM, x.Delete.HWM)), count(writes(x.Steady.Requests)), count(writes(x.Resync.Requests)), extra)
+	}
+	return t
+}
+
+// reasonDelta names the code paths whose requests per WebApp differ between m and base by at least
+// 0.05, the largest difference first: "+1.00 patch horizontalpodautoscalers".
+func reasonDelta(m, base map[string]float64, n float64) string {
+	d := map[string]float64{}
+	for k, v := range m {
+		d[k] += v / n
+	}
+	for k, v := range base {
+		d[k] -= v / n
+	}
+	abs := map[string]float64{}
+	for k, v := range d {
+		if v >= 0.05 || v <= -0.05 {
+			abs[k] = max(v, -v)
+		}
+	}
+	parts := make([]string, 0, len(abs))
+	for _, k := range sortedReasons(abs) {
+		parts = append(parts, fmt.Sprintf("%+.2f %s", d[k], k))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }

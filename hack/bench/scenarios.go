@@ -28,11 +28,17 @@ const (
 // runSpec is one row of the matrix.
 type runSpec struct {
 	N, Concurrency, QPS, Burst, Unrelated int
+	// Replicas of each WebApp (0 counts as 1), and the optional children it has.
+	Replicas int
+	Features featureSet
 }
 
 func (s runSpec) String() string {
-	return fmt.Sprintf("N=%d concurrency=%d qps=%d burst=%d unrelated=%d", s.N, s.Concurrency, s.QPS, s.Burst, s.Unrelated)
+	return fmt.Sprintf("N=%d concurrency=%d qps=%d burst=%d unrelated=%d replicas=%d features=%s", s.N, s.Concurrency,
+		s.QPS, s.Burst, s.Unrelated, s.replicas(), s.Features)
 }
+
+func (s runSpec) replicas() int32 { return int32(max(s.Replicas, 1)) }
 
 // phase is what one scenario measured.
 type phase struct {
@@ -74,6 +80,10 @@ type runResult struct {
 	Err                                    error
 }
 
+// webAppReady: the WebApp runs image and is Ready for its generation; with an autoscaler, the
+// autoscaler has also reported whether it can scale (the WebApp's Autoscaling condition is no longer
+// Unknown), which the HPA controller does within moments of its creation: without waiting for it, that
+// status write would land in the steady state.
 func webAppReady(image string) func(client.Object) bool {
 	return func(o client.Object) bool {
 		app := o.(*webappv1.WebApp)
@@ -81,7 +91,14 @@ func webAppReady(image string) func(client.Object) bool {
 			return false
 		}
 		c := meta.FindStatusCondition(app.Status.Conditions, webappv1.ConditionReady)
-		return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == app.Generation
+		if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != app.Generation {
+			return false
+		}
+		if app.Spec.Autoscaling == nil {
+			return true
+		}
+		a := meta.FindStatusCondition(app.Status.Conditions, webappv1.ConditionAutoscaling)
+		return a != nil && a.Status != metav1.ConditionUnknown && a.ObservedGeneration == app.Generation
 	}
 }
 
@@ -132,7 +149,7 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 	create := func(ctx context.Context, key string) error {
 		ns, name := splitKey(key)
 		app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: webappv1.WebAppSpec{Image: imageV1, Replicas: ptr.To[int32](1)}}
+			Spec: webAppSpec(name, imageV1, spec.replicas(), spec.Features)}
 		return retry(ctx, func() error { return h.cl.Create(ctx, app) })
 	}
 	var after snapshot

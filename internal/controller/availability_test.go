@@ -12,6 +12,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
@@ -167,11 +168,35 @@ var _ = Describe("The HorizontalPodAutoscaler", func() {
 		playDeploymentController(ns, "auto")
 		Eventually(condition(ns, "auto", webappv1.ConditionReady), timeout, interval).
 			Should(haveStatusReason(metav1.ConditionTrue, status.ReasonReady))
+		Expect(condition(ns, "auto", webappv1.ConditionAutoscaling)(Default)).
+			To(haveStatusReason(metav1.ConditionUnknown, status.ReasonAutoscalingPending), "before the autoscaler reports")
+
+		By("playing the autoscaler's status: it cannot read metrics, so the WebApp says so, and still serves")
+		playAutoscalerStatus(ns, "auto", 2, time.Unix(1000, 0), "SucceededGetScale",
+			hpaCondition(autoscalingv2.ScalingActive, corev1.ConditionFalse, "FailedGetResourceMetric",
+				"the HPA was unable to compute the replica count: failed to get cpu utilization"))
+		Eventually(condition(ns, "auto", webappv1.ConditionAutoscaling), timeout, interval).
+			Should(And(haveStatusReason(metav1.ConditionFalse, status.ReasonAutoscalingInactive),
+				HaveField("Message", ContainSubstring("ScalingActive is False (FailedGetResourceMetric)"))))
+		Expect(condition(ns, "auto", webappv1.ConditionReady)(Default)).
+			To(haveStatusReason(metav1.ConditionTrue, status.ReasonReady), "an autoscaler without metrics made the app look broken")
 		writesBefore := settledWritesIn(ns)
 
-		By("then up to five: the operator writes neither the Deployment nor the autoscaler")
+		By("the autoscaler rewrites its status with the same verdict: the operator writes nothing, not even status")
+		playAutoscalerStatus(ns, "auto", 2, time.Unix(2000, 0), "ReadyForNewScale",
+			hpaCondition(autoscalingv2.ScalingActive, corev1.ConditionFalse, "FailedGetResourceMetric",
+				"the HPA was unable to compute the replica count: failed to get cpu utilization"))
+		Consistently(func() []string { return requests.WritesIn(ns)[writesBefore:] }, 3*time.Second, interval).
+			Should(BeEmpty(), "the autoscaler's status rewrite cost a write")
+
+		By("then up to five, with metrics: the operator writes neither the Deployment nor the autoscaler")
 		scaleAsTheAutoscaler(ns, "auto", 5)
 		playDeploymentController(ns, "auto")
+		playAutoscalerStatus(ns, "auto", 5, time.Unix(3000, 0), "SucceededRescale",
+			hpaCondition(autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound",
+				"the HPA was able to successfully calculate a replica count from cpu resource utilization"))
+		Eventually(condition(ns, "auto", webappv1.ConditionAutoscaling), timeout, interval).
+			Should(haveStatusReason(metav1.ConditionTrue, status.ReasonAutoscalingActive))
 		Eventually(func(g Gomega) int32 { return fetch(ns, "auto").Status.AvailableReplicas }, timeout, interval).
 			Should(Equal(int32(5)), "the operator reports the autoscaler's replicas")
 		Consistently(func(g Gomega) *int32 { return getDeployment(ns, "auto")(g).Spec.Replicas }, 3*time.Second, interval).
@@ -191,6 +216,9 @@ var _ = Describe("The HorizontalPodAutoscaler", func() {
 		Eventually(absent(ns, "auto", &autoscalingv2.HorizontalPodAutoscaler{}), timeout, interval).Should(BeTrue())
 		Eventually(func(g Gomega) *int32 { return getDeployment(ns, "auto")(g).Spec.Replicas }, timeout, interval).
 			Should(Equal(ptr.To[int32](3)))
+		Eventually(func(g Gomega) *metav1.Condition {
+			return meta.FindStatusCondition(fetch(ns, "auto").Status.Conditions, webappv1.ConditionAutoscaling)
+		}, timeout, interval).Should(BeNil(), "the Autoscaling condition outlived the autoscaler")
 	})
 
 	It("hands the replicas over when autoscaling is switched on, without a drop to one replica", func() {
@@ -244,6 +272,34 @@ func scaleAsTheAutoscaler(ns, name string, replicas int32) {
 		g.Expect(k8sClient.SubResource("scale").Update(ctx, d, client.WithSubResourceBody(scale),
 			client.FieldOwner("kube-controller-manager"))).To(Succeed())
 	}, timeout, interval).Should(Succeed())
+}
+
+// playAutoscalerStatus writes the autoscaler's status the way the HorizontalPodAutoscaler controller
+// does (an update of the status subresource, by kube-controller-manager): its replicas, the time of its
+// last scale, its generation, AbleToScale with ableReason, and active as ScalingActive; every condition
+// with the transition time at.
+func playAutoscalerStatus(ns, name string, replicas int32, at time.Time, ableReason string,
+	active autoscalingv2.HorizontalPodAutoscalerCondition) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		h := get(ns, name, &autoscalingv2.HorizontalPodAutoscaler{})(g)
+		when := metav1.NewTime(at)
+		able := hpaCondition(autoscalingv2.AbleToScale, corev1.ConditionTrue, ableReason, "recommended size matches current size")
+		limited := hpaCondition(autoscalingv2.ScalingLimited, corev1.ConditionFalse, "DesiredWithinRange",
+			"the desired count is within the acceptable range")
+		h.Status = autoscalingv2.HorizontalPodAutoscalerStatus{ObservedGeneration: ptr.To(h.Generation),
+			LastScaleTime: &when, CurrentReplicas: replicas, DesiredReplicas: replicas,
+			Conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{able, active, limited}}
+		for i := range h.Status.Conditions {
+			h.Status.Conditions[i].LastTransitionTime = when
+		}
+		g.Expect(k8sClient.Status().Update(ctx, h, client.FieldOwner("kube-controller-manager"))).To(Succeed())
+	}, timeout, interval).Should(Succeed())
+}
+
+func hpaCondition(t autoscalingv2.HorizontalPodAutoscalerConditionType, s corev1.ConditionStatus,
+	reason, message string) autoscalingv2.HorizontalPodAutoscalerCondition {
+	return autoscalingv2.HorizontalPodAutoscalerCondition{Type: t, Status: s, Reason: reason, Message: message}
 }
 
 // childWrites keeps the writes to the WebApp's children: not its status, not Events.

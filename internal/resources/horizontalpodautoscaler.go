@@ -1,12 +1,16 @@
 package resources
 
 import (
+	"fmt"
+
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	autoscalingv2ac "k8s.io/client-go/applyconfigurations/autoscaling/v2"
 	"k8s.io/utils/ptr"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
 // The HorizontalPodAutoscaler sets the replicas of the WebApp's Deployment from its pods' CPU or
@@ -18,14 +22,78 @@ import (
 // it created when autoscaling is switched off, and never one it does not control.
 // +kubebuilder:rbac:groups=autoscaling,resources=horizontalpodautoscalers,verbs=get;list;watch;create;patch;delete
 
-// HorizontalPodAutoscaler is ready as soon as it exists.
+// HorizontalPodAutoscaler is ready as soon as it exists: the replicas it runs serve whether or not
+// it can scale them. Whether it can is the WebApp's Autoscaling condition (autoscalerNote).
 var HorizontalPodAutoscaler Child = kind[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration]{
 	name:    "HorizontalPodAutoscaler",
 	newObj:  func() *autoscalingv2.HorizontalPodAutoscaler { return &autoscalingv2.HorizontalPodAutoscaler{} },
 	wanted:  func(app *webappv1.WebApp) bool { return app.Spec.Autoscaling != nil },
 	render:  renderHorizontalPodAutoscaler,
 	extract: autoscalingv2ac.ExtractHorizontalPodAutoscaler,
+	health: func(_ *webappv1.WebApp, h *autoscalingv2.HorizontalPodAutoscaler) status.Health {
+		return status.Health{Ready: true, Reason: status.ReasonReady, Message: "the HorizontalPodAutoscaler exists",
+			Note: autoscalerNote(h)}
+	},
 }
+
+// autoscalerNote reads the autoscaler's own conditions into the WebApp's Autoscaling condition:
+//
+//   - Unknown (AutoscalingPending) until the HorizontalPodAutoscaler controller has reported on the
+//     autoscaler's current spec;
+//   - False (AutoscalingInactive) when it cannot scale: AbleToScale False (it cannot read or update
+//     the Deployment's scale) or ScalingActive False (no metrics: no metrics API, pods without
+//     resource requests; or the Deployment scaled to zero), with its reason and message;
+//   - True (AutoscalingLimited) when it works but wants more replicas than its maximum (ScalingLimited,
+//     TooManyReplicas);
+//   - True (AutoscalingActive) otherwise.
+//
+// The HPA controller rewrites its status on every change of its metrics and recommendations; only its
+// verdict, the reason and message of a failing condition (which do not vary while it fails), and the
+// spec's bounds go into the note, so that none of that rewriting costs a status write of the WebApp.
+// Its lastTransitionTimes are never copied.
+func autoscalerNote(h *autoscalingv2.HorizontalPodAutoscaler) *status.Note {
+	n := &status.Note{Type: webappv1.ConditionAutoscaling}
+	if og := h.Status.ObservedGeneration; og == nil || *og < h.Generation {
+		n.Status, n.Reason = metav1.ConditionUnknown, status.ReasonAutoscalingPending
+		n.Message = "the HorizontalPodAutoscaler controller has not reported on the autoscaler's current spec yet"
+		return n
+	}
+	find := func(t autoscalingv2.HorizontalPodAutoscalerConditionType) *autoscalingv2.HorizontalPodAutoscalerCondition {
+		for i := range h.Status.Conditions {
+			if h.Status.Conditions[i].Type == t {
+				return &h.Status.Conditions[i]
+			}
+		}
+		return nil
+	}
+	for _, t := range []autoscalingv2.HorizontalPodAutoscalerConditionType{autoscalingv2.AbleToScale, autoscalingv2.ScalingActive} {
+		switch c := find(t); {
+		case c == nil:
+			n.Status, n.Reason = metav1.ConditionUnknown, status.ReasonAutoscalingPending
+			n.Message = fmt.Sprintf("the HorizontalPodAutoscaler has not reported %s yet", t)
+			return n
+		case c.Status != corev1.ConditionTrue:
+			n.Status, n.Reason = metav1.ConditionFalse, status.ReasonAutoscalingInactive
+			n.Message = fmt.Sprintf("the HorizontalPodAutoscaler cannot scale the Deployment: %s is %s (%s): %s; "+
+				"the replicas stay as they are", t, c.Status, c.Reason, c.Message)
+			return n
+		}
+	}
+	bounds := fmt.Sprintf("between %d and %d replicas", ptr.Deref(h.Spec.MinReplicas, 1), h.Spec.MaxReplicas)
+	// At its minimum, an autoscaler is idle, which is normal; at its maximum, the app may need more.
+	if c := find(autoscalingv2.ScalingLimited); c != nil && c.Status == corev1.ConditionTrue && c.Reason == tooManyReplicas {
+		n.Status, n.Reason = metav1.ConditionTrue, status.ReasonAutoscalingLimited
+		n.Message = fmt.Sprintf("the HorizontalPodAutoscaler scales the Deployment %s, and is held at its maximum: %s",
+			bounds, c.Message)
+		return n
+	}
+	n.Status, n.Reason = metav1.ConditionTrue, status.ReasonAutoscalingActive
+	n.Message = "the HorizontalPodAutoscaler reads its metrics and scales the Deployment " + bounds
+	return n
+}
+
+// tooManyReplicas is the reason of the ScalingLimited condition of an autoscaler held at its maximum.
+const tooManyReplicas = "TooManyReplicas"
 
 // defaultTargetCPU is the autoscaler's own default target, made explicit.
 const defaultTargetCPU = 80

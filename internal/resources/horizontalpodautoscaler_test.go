@@ -1,7 +1,9 @@
 package resources
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -10,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
 func utilization(name corev1.ResourceName, pct int32) autoscalingv2.MetricSpec {
@@ -123,6 +126,89 @@ func TestDeploymentHandsTheReplicasOverOnlyWhileTheOperatorOwnsThem(t *testing.T
 			d := typed[appsv1.Deployment](t, ac)
 			expect(t, "replicas", d.Spec.Replicas, tt.want)
 			expect(t, "template", len(d.Spec.Template.Spec.Containers), 0)
+		})
+	}
+}
+
+// The autoscaler's own conditions, as the HorizontalPodAutoscaler controller writes them, read into the
+// WebApp's Autoscaling condition; the autoscaler itself is ready (never holds the WebApp back) in every case.
+func TestHorizontalPodAutoscalerHealth(t *testing.T) {
+	hpaCond := func(typ autoscalingv2.HorizontalPodAutoscalerConditionType, s corev1.ConditionStatus,
+		reason, message string) autoscalingv2.HorizontalPodAutoscalerCondition {
+		return autoscalingv2.HorizontalPodAutoscalerCondition{Type: typ, Status: s, Reason: reason, Message: message,
+			LastTransitionTime: metav1.NewTime(time.Unix(1000, 0))}
+	}
+	able := hpaCond(autoscalingv2.AbleToScale, corev1.ConditionTrue, "SucceededGetScale", "the HPA controller was able to get the target's current scale")
+	noMetrics := hpaCond(autoscalingv2.ScalingActive, corev1.ConditionFalse, "FailedGetResourceMetric",
+		"the HPA was unable to compute the replica count: failed to get cpu utilization")
+	active := hpaCond(autoscalingv2.ScalingActive, corev1.ConditionTrue, "ValidMetricFound", "the HPA was able to successfully calculate a replica count")
+	tooMany := hpaCond(autoscalingv2.ScalingLimited, corev1.ConditionTrue, "TooManyReplicas", "the desired replica count is more than the maximum replica count")
+	within := hpaCond(autoscalingv2.ScalingLimited, corev1.ConditionFalse, "DesiredWithinRange", "the desired count is within the acceptable range")
+	tests := []struct {
+		name       string
+		observed   *int64
+		conditions []autoscalingv2.HorizontalPodAutoscalerCondition
+		want       metav1.ConditionStatus
+		reason     string
+		message    []string
+	}{
+		{name: "not reported yet", want: metav1.ConditionUnknown, reason: status.ReasonAutoscalingPending,
+			message: []string{"has not reported"}},
+		{name: "reported on an older spec", observed: ptr.To[int64](1), conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{able, active},
+			want: metav1.ConditionUnknown, reason: status.ReasonAutoscalingPending, message: []string{"current spec"}},
+		{name: "reported, but not yet whether it can read metrics", observed: ptr.To[int64](2),
+			conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{able},
+			want:       metav1.ConditionUnknown, reason: status.ReasonAutoscalingPending, message: []string{"ScalingActive"}},
+		{name: "no metrics API", observed: ptr.To[int64](2), conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{able, noMetrics},
+			want: metav1.ConditionFalse, reason: status.ReasonAutoscalingInactive,
+			message: []string{"ScalingActive is False (FailedGetResourceMetric)", "failed to get cpu utilization"}},
+		{name: "cannot get the scale", observed: ptr.To[int64](2), conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{
+			hpaCond(autoscalingv2.AbleToScale, corev1.ConditionFalse, "FailedGetScale", "deployments.apps \"shop\" not found"), noMetrics},
+			want: metav1.ConditionFalse, reason: status.ReasonAutoscalingInactive, message: []string{"AbleToScale is False (FailedGetScale)"}},
+		{name: "scaling", observed: ptr.To[int64](2), conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{able, active, within},
+			want: metav1.ConditionTrue, reason: status.ReasonAutoscalingActive, message: []string{"between 2 and 6 replicas"}},
+		{name: "held at its maximum", observed: ptr.To[int64](2), conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{able, active, tooMany},
+			want: metav1.ConditionTrue, reason: status.ReasonAutoscalingLimited, message: []string{"held at its maximum", "more than the maximum"}},
+		{name: "idle at its minimum", observed: ptr.To[int64](2), conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{able, active,
+			hpaCond(autoscalingv2.ScalingLimited, corev1.ConditionTrue, "TooFewReplicas", "the desired replica count is less than the minimum replica count")},
+			want: metav1.ConditionTrue, reason: status.ReasonAutoscalingActive, message: []string{"between 2 and 6 replicas"}},
+	}
+	app := &webappv1.WebApp{Spec: webappv1.WebAppSpec{Autoscaling: &webappv1.Autoscaling{MinReplicas: ptr.To[int32](2), MaxReplicas: 6}}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Generation: 2},
+				Spec:   autoscalingv2.HorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](2), MaxReplicas: 6},
+				Status: autoscalingv2.HorizontalPodAutoscalerStatus{ObservedGeneration: tc.observed, Conditions: tc.conditions}}
+			got := HorizontalPodAutoscaler.Health(app, h)
+			if !got.Ready || got.Note == nil {
+				t.Fatalf("Health = %+v, want ready with a note", got)
+			}
+			n := got.Note
+			if n.Type != webappv1.ConditionAutoscaling || n.Status != tc.want || n.Reason != tc.reason {
+				t.Errorf("note = %+v, want %s %s %s", n, webappv1.ConditionAutoscaling, tc.want, tc.reason)
+			}
+			for _, m := range tc.message {
+				if !strings.Contains(n.Message, m) {
+					t.Errorf("message %q lacks %q", n.Message, m)
+				}
+			}
+
+			// What the HPA controller rewrites without changing its verdict (its recommendations, the
+			// replicas, the transition times) must not change the note, or every rewrite would cost the
+			// WebApp a status write.
+			moved := h.DeepCopy()
+			moved.Status.CurrentReplicas, moved.Status.DesiredReplicas = 5, 6
+			moved.Status.LastScaleTime = ptr.To(metav1.NewTime(time.Unix(5000, 0)))
+			for i := range moved.Status.Conditions {
+				c := &moved.Status.Conditions[i]
+				c.LastTransitionTime = metav1.NewTime(time.Unix(9000, 0))
+				if c.Status == corev1.ConditionTrue && c.Type != autoscalingv2.ScalingLimited {
+					c.Reason, c.Message = c.Reason+"Again", "recommended size 5 matches current size"
+				}
+			}
+			if again := HorizontalPodAutoscaler.Health(app, moved).Note; *again != *n {
+				t.Errorf("the note moved with the autoscaler's status:\n%+v\n%+v", n, again)
+			}
 		})
 	}
 }

@@ -1,6 +1,12 @@
 package status
 
-import "fmt"
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+)
 
 // Health is how one child object of a WebApp reads: absent, ready, progressing, or stuck.
 type Health struct {
@@ -17,7 +23,22 @@ type Health struct {
 	// URL is the address at which a ready child exposes the WebApp (an admitted route's external
 	// URL), or "". It replaces the Observation's URL in status.
 	URL string
+	// Note is a condition of the WebApp's own that the child reports beside its readiness, and that
+	// never blocks it (the autoscaler's verdict on whether it can scale); nil when it has none.
+	Note *Note
 }
+
+// Note is a WebApp condition that a child reports: its Type is one of NoteTypes.
+type Note struct {
+	Type            string
+	Status          metav1.ConditionStatus
+	Reason, Message string
+}
+
+// NoteTypes are the condition types that children report as a Note. Compute sets each from the child
+// that reports it and removes it when none does: a WebApp that no longer autoscales has no Autoscaling
+// condition.
+var NoteTypes = []string{webappv1.ConditionAutoscaling}
 
 // Absent is the Health of a child that does not exist yet.
 func Absent(kind string) Health { return Health{Kind: kind, Missing: true} }

@@ -27,6 +27,11 @@ const (
 	ReasonMinimumReplicasAvailable   = "MinimumReplicasAvailable"
 	ReasonMinimumReplicasUnavailable = "MinimumReplicasUnavailable"
 	ReasonDeploymentNotFound         = "DeploymentNotFound"
+
+	ReasonAutoscalingActive   = "AutoscalingActive"
+	ReasonAutoscalingLimited  = "AutoscalingLimited"
+	ReasonAutoscalingInactive = "AutoscalingInactive"
+	ReasonAutoscalingPending  = "AutoscalingPending"
 )
 
 // ReadyReasons are the reasons of the Ready, Reconciling and Stalled conditions, in the order of
@@ -40,3 +45,7 @@ var ReadyReasons = []string{
 
 // AvailableReasons are the reasons of the Available condition.
 var AvailableReasons = []string{ReasonMinimumReplicasAvailable, ReasonMinimumReplicasUnavailable, ReasonDeploymentNotFound}
+
+// AutoscalingReasons are the reasons of the Autoscaling condition.
+var AutoscalingReasons = []string{ReasonAutoscalingActive, ReasonAutoscalingLimited, ReasonAutoscalingInactive,
+	ReasonAutoscalingPending}

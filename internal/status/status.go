@@ -94,6 +94,17 @@ func Compute(app *webappv1.WebApp, obs Observation, now metav1.Time) webappv1.We
 	set(webappv1.ConditionStalled, boolStatus(v.stalled), v.reason, ifTrue(v.stalled, v.message))
 	availStatus, availReason, availMessage := available(workload)
 	set(webappv1.ConditionAvailable, availStatus, availReason, availMessage)
+	// The children's notes, which Ready does not depend on. A note that did not change keeps its
+	// lastTransitionTime, and what a child copies into one is stable (no counts, no times), so a child
+	// whose status moves without changing its verdict costs no status write.
+	for _, t := range NoteTypes {
+		n := note(obs.Children, t)
+		if n == nil {
+			meta.RemoveStatusCondition(&st.Conditions, t)
+			continue
+		}
+		set(t, n.Status, n.Reason, n.Message)
+	}
 	return st
 }
 
@@ -136,6 +147,16 @@ func evaluate(obs Observation, rolledBack *webappv1.RollbackStatus) verdict {
 		return rolledBackVerdict(rolledBack, obs.Children[0])
 	}
 	return fromHealth(obs.Children[0])
+}
+
+// note is the note of type t that a child reports, or nil.
+func note(children []Health, t string) *Note {
+	for _, h := range children {
+		if h.Note != nil && h.Note.Type == t && !h.Missing {
+			return h.Note
+		}
+	}
+	return nil
 }
 
 func fromHealth(h Health) verdict {

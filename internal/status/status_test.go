@@ -379,3 +379,71 @@ func TestComputeReportsTheURLOfAReadyRoute(t *testing.T) {
 		})
 	}
 }
+
+// A child's note is a condition of its own: it never changes Ready, keeps its transition time while
+// it says the same, and goes away with the child that reports it.
+func TestComputeNotes(t *testing.T) {
+	a := app()
+	ready := observe(a, deployment(2, 3, 3, 3, availableTrue), &corev1.Service{})
+	withNote := func(n *Note) Observation {
+		obs := ready
+		obs.Children = append(append([]Health(nil), ready.Children...),
+			Health{Kind: "HorizontalPodAutoscaler", Ready: true, Reason: ReasonReady, Note: n})
+		return obs
+	}
+	inactive := &Note{Type: webappv1.ConditionAutoscaling, Status: metav1.ConditionFalse, Reason: ReasonAutoscalingInactive,
+		Message: "ScalingActive is False (FailedGetResourceMetric)"}
+	tests := []struct {
+		name   string
+		obs    Observation
+		status metav1.ConditionStatus // of the Autoscaling condition; "" for none
+		reason string
+	}{
+		{name: "no child reports one: no condition", obs: ready},
+		{name: "not reported yet: Unknown", obs: withNote(&Note{Type: webappv1.ConditionAutoscaling,
+			Status: metav1.ConditionUnknown, Reason: ReasonAutoscalingPending}),
+			status: metav1.ConditionUnknown, reason: ReasonAutoscalingPending},
+		{name: "inactive: False, and the app is still Ready", obs: withNote(inactive),
+			status: metav1.ConditionFalse, reason: ReasonAutoscalingInactive},
+		{name: "a missing child reports nothing", obs: Observation{Children: append(ready.Children,
+			Health{Kind: "HorizontalPodAutoscaler", Missing: true, Note: inactive})}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := Compute(a, tc.obs, t0)
+			c := meta.FindStatusCondition(st.Conditions, webappv1.ConditionAutoscaling)
+			if tc.status == "" {
+				if c != nil {
+					t.Fatalf("Autoscaling = %+v, want none", c)
+				}
+				return
+			}
+			if c == nil || c.Status != tc.status || c.Reason != tc.reason || c.ObservedGeneration != a.Generation {
+				t.Fatalf("Autoscaling = %+v, want %s %s", c, tc.status, tc.reason)
+			}
+			if r := meta.FindStatusCondition(st.Conditions, webappv1.ConditionReady); r.Status != metav1.ConditionTrue ||
+				r.Reason != ReasonReady {
+				t.Errorf("Ready = %+v: a note must not hold the WebApp back", r)
+			}
+		})
+	}
+
+	a.Status = Compute(a, withNote(inactive), t0)
+	if again := Compute(a, withNote(inactive), t1); !equalStatus(a.Status, again) {
+		t.Errorf("an unchanged note changed the status:\n%+v\n%+v", a.Status, again)
+	}
+	active := *inactive
+	active.Status, active.Reason, active.Message = metav1.ConditionTrue, ReasonAutoscalingActive, "scales"
+	next := Compute(a, withNote(&active), t1)
+	if c := meta.FindStatusCondition(next.Conditions, webappv1.ConditionAutoscaling); c.Status != metav1.ConditionTrue ||
+		!c.LastTransitionTime.Equal(&t1) {
+		t.Errorf("Autoscaling = %+v after it turned True at %v", c, t1)
+	}
+	if c := meta.FindStatusCondition(next.Conditions, webappv1.ConditionReady); !c.LastTransitionTime.Equal(&t0) {
+		t.Errorf("Ready moved to %v with the note", c.LastTransitionTime)
+	}
+	a.Status = next
+	if off := Compute(a, ready, t1); meta.FindStatusCondition(off.Conditions, webappv1.ConditionAutoscaling) != nil {
+		t.Error("the Autoscaling condition outlived the autoscaler")
+	}
+}

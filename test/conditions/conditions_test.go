@@ -14,6 +14,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -210,4 +211,43 @@ func TestKstatusWaitsForTheCurrentGeneration(t *testing.T) {
 		t.Errorf("a Ready status of an older generation reads %s, want InProgress", res.Status)
 	}
 
+}
+
+// The Autoscaling condition has a table of its own (of four columns, not read as Ready reasons):
+// every reason in it, documented once, and an app whose autoscaler cannot scale is still Current.
+func TestAutoscalingReasonsAreDocumentedAndNeverFailTheApp(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "conditions.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range webappstatus.AutoscalingReasons {
+		if n := strings.Count(string(data), "| `"+r+"` |"); n != 1 {
+			t.Errorf("Autoscaling reason %s is in %d rows of docs/conditions.md, want 1", r, n)
+		}
+	}
+	app := newApp()
+	app.Spec.Autoscaling = &webappv1.Autoscaling{MaxReplicas: 4}
+	obs := observe(app, deployment(2, 2, 2, 2))
+	noMetrics := &autoscalingv2.HorizontalPodAutoscaler{
+		ObjectMeta: metav1.ObjectMeta{Generation: 1},
+		Status: autoscalingv2.HorizontalPodAutoscalerStatus{ObservedGeneration: ptr.To[int64](1),
+			Conditions: []autoscalingv2.HorizontalPodAutoscalerCondition{
+				{Type: autoscalingv2.AbleToScale, Status: corev1.ConditionTrue, Reason: "SucceededGetScale"},
+				{Type: autoscalingv2.ScalingActive, Status: corev1.ConditionFalse, Reason: "FailedGetResourceMetric",
+					Message: "unable to get metrics for resource cpu"},
+			}},
+	}
+	obs.Children = append(obs.Children, resources.HorizontalPodAutoscaler.Health(app, noMetrics))
+	got, u := withStatus(t, obs)
+	if c := meta.FindStatusCondition(got.Status.Conditions, webappv1.ConditionAutoscaling); c == nil ||
+		c.Status != metav1.ConditionFalse || c.Reason != webappstatus.ReasonAutoscalingInactive {
+		t.Fatalf("Autoscaling = %+v, want False %s", c, webappstatus.ReasonAutoscalingInactive)
+	}
+	res, err := status.Compute(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != status.CurrentStatus {
+		t.Errorf("a serving app whose autoscaler has no metrics reads %s (%s), want Current", res.Status, res.Message)
+	}
 }
