@@ -28,28 +28,51 @@ import (
 // ReplicaSet of the cluster for that would cost memory on every pass of every WebApp.
 // +kubebuilder:rbac:groups=apps,resources=replicasets,verbs=list
 
+// deploymentTemplate decides the pod template of app's rendered Deployment desired, against the
+// live one: kept while a rollback holds (pinTemplate), kept when only the operator renders it
+// otherwise (resources.HoldTemplate: the upgrade policy), else as rendered; and stamps it with its
+// inputs. It reports whether it kept a template the operator renders otherwise.
+func (r *WebAppReconciler) deploymentTemplate(ctx context.Context, app *webappv1.WebApp,
+	desired runtime.ApplyConfiguration, configRevision string) (bool, error) {
+	inputs := resources.TemplateInputs(app.Generation, configRevision)
+	live := r.liveDeployment(ctx, app)
+	if live == nil {
+		// absent, or not ours (ensure reports the NameConflict): a rollback gone with it is not
+		// made again
+		return false, resources.StampTemplate(desired, inputs)
+	}
+	if pinned, err := pinTemplate(app, live, desired); err != nil || pinned {
+		return false, err
+	}
+	held, err := resources.HoldTemplate(desired, live, inputs)
+	if err != nil || held {
+		return held, err
+	}
+	return false, resources.StampTemplate(desired, inputs)
+}
+
 // pinTemplate keeps a rolled-back WebApp's Deployment on the template it runs: desired, rendered
 // from the spec whose rollout failed, gets the live Deployment's template (the fields our field
-// manager owns) and rollback record. Everything else is still rendered from the spec, and a pass
-// that finds nothing else changed writes nothing. A Deployment that records no rollback for this
-// generation of the WebApp is left as rendered.
-func (r *WebAppReconciler) pinTemplate(ctx context.Context, app *webappv1.WebApp, desired runtime.ApplyConfiguration) error {
-	live := &appsv1.Deployment{}
-	if err := r.Get(ctx, client.ObjectKeyFromObject(app), live); err != nil {
-		// absent: it is created from the spec; the rollback, gone with it, is not made again
-		return client.IgnoreNotFound(err)
-	}
-	if !metav1.IsControlledBy(live, app) || status.RolledBackFor(app, live) == nil {
-		return nil // not ours (ensure reports the NameConflict), or not rolled back
+// manager owns), stamp and rollback record. Everything else is still rendered from the spec, and a
+// pass that finds nothing else changed writes nothing. It reports whether live records a rollback
+// for this generation of the WebApp.
+func pinTemplate(app *webappv1.WebApp, live *appsv1.Deployment, desired runtime.ApplyConfiguration) (bool, error) {
+	if status.RolledBackFor(app, live) == nil {
+		return false, nil
 	}
 	owned, err := appsv1ac.ExtractDeployment(live, resources.FieldOwner)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if owned.Spec == nil || owned.Spec.Template == nil {
-		return nil
+		return false, nil
 	}
-	return resources.WithRollback(desired, owned.Spec.Template, live.Annotations[status.RollbackAnnotation])
+	if err := resources.WithRollback(desired, owned.Spec.Template, live.Annotations[status.RollbackAnnotation]); err != nil {
+		return false, err
+	}
+	d := desired.(*appsv1ac.DeploymentApplyConfiguration)
+	d.WithAnnotations(map[string]string{resources.TemplateAnnotation: live.Annotations[resources.TemplateAnnotation]})
+	return true, nil
 }
 
 // rollBack applies app's Deployment with the template of the revision failure goes back to, read
@@ -84,6 +107,10 @@ func (r *WebAppReconciler) rollBack(ctx context.Context, app *webappv1.WebApp, d
 		return nil, err
 	}
 	if err := resources.WithRollback(desired, template, string(record)); err != nil {
+		return nil, err
+	}
+	if err := resources.StampTemplate(desired, resources.TemplateInputs(app.Generation,
+		rs.Spec.Template.Annotations[webappv1.ConfigRevisionAnnotation])); err != nil {
 		return nil, err
 	}
 	if err := r.Apply(ctx, desired, client.FieldOwner(resources.FieldOwner), client.ForceOwnership); err != nil {

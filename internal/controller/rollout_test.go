@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -148,6 +149,67 @@ var _ = Describe("Rollouts", func() {
 })
 
 // setImage changes the WebApp's image and waits until the operator has applied it.
+var _ = Describe("Operator upgrades", func() {
+	var ns string
+	BeforeEach(func() { ns = newNamespace() })
+
+	It("keeps the template an earlier operator rendered until the WebApp changes, and corrects drift in it", func() {
+		createReady(newWebApp(ns, "kept"))
+		playEarlierOperator(ns, "kept")
+		gen := getDeployment(ns, "kept")(Default).Generation
+
+		By("the same WebApp: the running template stays, and Ready says a new one waits")
+		Eventually(condition(ns, "kept", webappv1.ConditionReady), timeout, interval).
+			Should(HaveField("Message", HaveSuffix(status.TemplateHeldNote)))
+		Consistently(func(g Gomega) {
+			d := getDeployment(ns, "kept")(g)
+			g.Expect(d.Generation).To(Equal(gen))
+			g.Expect(d.Spec.Template.Annotations).To(HaveKey("example.com/rendered-by"))
+		}, 2*time.Second, interval).Should(Succeed())
+
+		By("someone else edits the template: put back, and the new rendering with it")
+		Eventually(func(g Gomega) {
+			d := getDeployment(ns, "kept")(g)
+			d.Spec.Template.Spec.Containers[0].Image = "example.com/other:9"
+			g.Expect(k8sClient.Update(ctx, d)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+		Eventually(func(g Gomega) {
+			d := getDeployment(ns, "kept")(g)
+			g.Expect(appImage(d)).To(Equal("example.com/shop:1.0"))
+			g.Expect(d.Spec.Template.Annotations).NotTo(HaveKey("example.com/rendered-by"))
+		}, timeout, interval).Should(Succeed())
+
+		By("held again, then a change of the WebApp rolls the new template out with it")
+		playEarlierOperator(ns, "kept")
+		Eventually(condition(ns, "kept", webappv1.ConditionReady), timeout, interval).
+			Should(HaveField("Message", HaveSuffix(status.TemplateHeldNote)))
+		bumpReplicas(ns, "kept", 3)
+		Eventually(func(g Gomega) {
+			d := getDeployment(ns, "kept")(g)
+			g.Expect(d.Spec.Replicas).To(Equal(ptr.To[int32](3)))
+			g.Expect(d.Spec.Template.Annotations).NotTo(HaveKey("example.com/rendered-by"))
+		}, timeout, interval).Should(Succeed())
+	})
+})
+
+// playEarlierOperator applies, as the operator's field manager, the Deployment that a version of
+// the operator that also set a pod template annotation would have rendered for the WebApp as it
+// is, stamped as that version would stamp it.
+func playEarlierOperator(ns, name string) {
+	GinkgoHelper()
+	app := fetch(ns, name)
+	desired, err := resources.Deployment.Desired(app)
+	Expect(err).NotTo(HaveOccurred())
+	d := desired.(*appsv1ac.DeploymentApplyConfiguration)
+	d.Spec.Template.WithAnnotations(map[string]string{"example.com/rendered-by": "an earlier operator"})
+	Expect(resources.StampTemplate(d, resources.TemplateInputs(app.Generation, ""))).To(Succeed())
+	Expect(k8sClient.Apply(ctx, d, client.FieldOwner(resources.FieldOwner), client.ForceOwnership)).To(Succeed())
+	Eventually(func(g Gomega) map[string]string {
+		return getDeployment(ns, name)(g).Spec.Template.Annotations
+	}, timeout, interval).Should(HaveKey("example.com/rendered-by"))
+	playDeploymentController(ns, name)
+}
+
 func setImage(ns, name, image string) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {

@@ -216,7 +216,7 @@ func (r *WebAppReconciler) converge(ctx context.Context, app *webappv1.WebApp) (
 			continue
 		}
 		if child.Kind() == resources.Deployment.Kind() {
-			if err = r.pinTemplate(ctx, app, desired); err != nil {
+			if obs.TemplateHeld, err = r.deploymentTemplate(ctx, app, desired, configRevision); err != nil {
 				break
 			}
 		}

@@ -33,10 +33,19 @@ type Observation struct {
 	// Selector is reported as it is; URL too, unless a ready child exposes the WebApp elsewhere
 	// (Health.URL).
 	Selector, URL string
+	// TemplateHeld: the operator renders another pod template than the one the Deployment runs,
+	// for the same spec and configuration (a newer operator's), and keeps the running one until the
+	// WebApp next changes (resources.HoldTemplate).
+	TemplateHeld bool
 	// RolledBack is the rollback this pass made (nil when it made none); an earlier one that holds
 	// is read from the Deployment (RolledBackFor).
 	RolledBack *webappv1.RollbackStatus
 }
+
+// TemplateHeldNote ends the Ready message of a WebApp whose Deployment keeps a template an earlier
+// version of the operator rendered.
+const TemplateHeldNote = "this version of the operator renders a different pod template, which rolls out " +
+	"with the next change of the WebApp"
 
 // verdict is the outcome of evaluating the observation: the Ready condition plus whether the
 // operator is still converging or has stalled.
@@ -82,6 +91,9 @@ func Compute(app *webappv1.WebApp, obs Observation, now metav1.Time) webappv1.We
 		st.RolledBack = RolledBackFor(app, workload)
 	}
 	v := evaluate(obs, st.RolledBack)
+	if obs.TemplateHeld && v.ready == metav1.ConditionTrue {
+		v.message += "; " + TemplateHeldNote
+	}
 	st.Revisions = recordRevision(app.Status.Revisions, app, workload, v, st.RolledBack != nil, now)
 	set := func(condType string, status metav1.ConditionStatus, reason, message string) {
 		meta.SetStatusCondition(&st.Conditions, metav1.Condition{

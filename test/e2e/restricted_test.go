@@ -126,6 +126,103 @@ var _ = Describe("A real web app in a restricted namespace", Ordered, func() {
 	})
 })
 
+// rolloutOnConfigChange: the pods restart when the data they read changes, as they would for a
+// new image, and a prober sees no failed request. A ConfigMap's file would reach running pods on its
+// own, a minute or so later; a Secret's value in an environment variable never would.
+var _ = Describe("A real web app whose configuration changes", Ordered, func() {
+	var ns string
+	shopPods := client.MatchingLabels{"app.kubernetes.io/instance": "shop"}
+
+	BeforeAll(func() {
+		ns = "e2e-config-" + rand.String(5)
+		Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+		DeferCleanup(func() { _ = k8s.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}) })
+		Expect(k8s.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop-config"},
+			Data: map[string]string{"greeting.txt": "hello from a ConfigMap"}})).To(Succeed())
+		Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop-token"},
+			StringData: map[string]string{"token": "s3cret"}})).To(Succeed())
+		Expect(k8s.Create(ctx, &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop"},
+			Spec: webappv1.WebAppSpec{
+				Image: demoImage + ":v1", Replicas: ptr.To[int32](2),
+				Args: []string{"-files=/etc/shop", "-expose-env=TOKEN"},
+				Env: []webappv1.EnvVar{{Name: "TOKEN", ValueFrom: &webappv1.EnvVarSource{
+					SecretKeyRef: &webappv1.KeySelector{Name: "shop-token", Key: "token"}}}},
+				Volumes: []webappv1.Volume{{Name: "config", MountPath: "/etc/shop",
+					ConfigMap: &webappv1.ConfigMapVolume{Name: "shop-config"}}},
+				Probes: &webappv1.Probes{Readiness: &webappv1.Probe{HTTPGet: &webappv1.HTTPGetAction{Path: "/ready"},
+					PeriodSeconds: ptr.To[int32](1)}},
+				Lifecycle: &webappv1.Lifecycle{PreStop: &webappv1.Handler{SleepSeconds: ptr.To[int64](3)}},
+				Strategy:  &webappv1.RolloutStrategy{MaxUnavailable: ptr.To(intstr.FromInt32(0))},
+			}})).To(Succeed())
+		readyWith(ns, "shop", demoImage+":v1", 2)
+	})
+
+	// rollsTo waits until the WebApp is Ready on a config revision other than old, with only pods
+	// that did not run before and that answer path with want; it returns the new revision.
+	rollsTo := func(old string, before []string, path, want string) string {
+		GinkgoHelper()
+		var rev string
+		Eventually(func(g Gomega) {
+			wa := &webappv1.WebApp{}
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "shop"}, wa)).To(Succeed())
+			g.Expect(wa.Status.ConfigRevision).NotTo(Equal(old))
+			g.Expect(meta.IsStatusConditionTrue(wa.Status.Conditions, webappv1.ConditionReady)).To(BeTrue())
+			pods := &corev1.PodList{}
+			g.Expect(k8s.List(ctx, pods, client.InNamespace(ns), shopPods)).To(Succeed())
+			g.Expect(pods.Items).To(HaveLen(2))
+			for _, p := range pods.Items {
+				g.Expect(before).NotTo(ContainElement(p.Name), "every pod is a new one")
+			}
+			code, body, err := get(shopURL(ns) + path)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(code).To(Equal(200))
+			g.Expect(body).To(Equal(want))
+			rev = wa.Status.ConfigRevision
+		}, 2*time.Minute).Should(Succeed())
+		return rev
+	}
+	podNames := func() []string {
+		GinkgoHelper()
+		pods := &corev1.PodList{}
+		Expect(k8s.List(ctx, pods, client.InNamespace(ns), shopPods)).To(Succeed())
+		var names []string
+		for _, p := range pods.Items {
+			names = append(names, p.Name)
+		}
+		return names
+	}
+
+	It("rolls the pods when the ConfigMap or the Secret they read changes, without a failed request", func() {
+		wa := &webappv1.WebApp{}
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "shop"}, wa)).To(Succeed())
+		rev := wa.Status.ConfigRevision
+		Expect(rev).NotTo(BeEmpty())
+		prober, err := framework.StartProber(nodeHTTP, shopURL(ns)+"/", 20*time.Millisecond)
+		Expect(err).NotTo(HaveOccurred())
+
+		By("the ConfigMap edited: new pods, which serve the new file")
+		before := podNames()
+		cm := &corev1.ConfigMap{}
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "shop-config"}, cm)).To(Succeed())
+		cm.Data["greeting.txt"] = "hello from an edited ConfigMap"
+		Expect(k8s.Update(ctx, cm)).To(Succeed())
+		rev = rollsTo(rev, before, "/files/greeting.txt", "hello from an edited ConfigMap")
+
+		By("the Secret edited: new pods, whose environment has the new value")
+		before = podNames()
+		secret := &corev1.Secret{}
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "shop-token"}, secret)).To(Succeed())
+		secret.Data["token"] = []byte("n3w-s3cret")
+		Expect(k8s.Update(ctx, secret)).To(Succeed())
+		rollsTo(rev, before, "/env/TOKEN", "n3w-s3cret")
+
+		ok, failed, firstFails := prober.Stop()
+		By(fmt.Sprintf("%d requests answered, %d failed", ok, failed))
+		Expect(failed).To(BeZero(), "first failures: %v", firstFails)
+		Expect(ok).To(BeNumerically(">", 100))
+	})
+})
+
 // shopURL is the address of the shop WebApp's Service in ns, from the node.
 func shopURL(ns string) string {
 	GinkgoHelper()
