@@ -185,7 +185,7 @@ var _ = Describe("A real web app whose configuration changes", Ordered, func() {
 		GinkgoHelper()
 		pods := &corev1.PodList{}
 		Expect(k8s.List(ctx, pods, client.InNamespace(ns), shopPods)).To(Succeed())
-		var names []string
+		names := make([]string, 0, len(pods.Items))
 		for _, p := range pods.Items {
 			names = append(names, p.Name)
 		}
