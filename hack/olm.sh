@@ -46,6 +46,10 @@ DEMO_IMG_BASE=$REG/demoapp
 CATALOG_IMG_BASE=$REG/webapp-operator-catalog
 # the upgrade the tests exercise: the committed bundle's version, then a later one
 VERSIONS=${OLM_TEST_VERSIONS:-0.1.0 0.2.0}
+# The first version is built from this earlier commit, so that the upgrade is between two operators
+# that really differ: this one renders no config-revision annotation into pod templates, and has no
+# upgrade policy (docs/olm.md). Empty: every version from the working tree.
+FIRST_VERSION_COMMIT=${OLM_FIRST_VERSION_COMMIT-a4e957ebfd5990b58205fba95b1613a83c04d0a3}
 OLM_TEST_ARGS=${OLM_TEST_ARGS:-}
 
 # near IMAGE CMD...: CMD in the node's namespace when IMAGE lives in the local registry, else on the host
@@ -142,27 +146,44 @@ images() {
   done
   # each version is its own build (it prints its version), as a release's would be: the multi-arch
   # index of `make image-tarball`, and a bundle that names it by digest (`make bundle-pinned`)
+  local src
   for v in $VERSIONS; do
-    make -s manager-binaries VERSION="$v"
-    digest=$(innet bin/mkimage manager $(printf -- '-binary %s ' bin/manager-linux-*) -tag "$OPERATOR_IMG_BASE:v$v" -push | cut -f2)
-    log "pushed $OPERATOR_IMG_BASE:v$v ($digest)"
-    bundle_dir "$v" "$w/bundle-$v" "$digest"
+    src=$(source_of "$v" "$w")
+    make -s -C "$src" manager-binaries VERSION="$v"
+    digest=$(innet bin/mkimage manager $(printf -- '-binary %s ' "$src"/bin/manager-linux-*) -tag "$OPERATOR_IMG_BASE:v$v" -push | cut -f2)
+    log "pushed $OPERATOR_IMG_BASE:v$v ($digest), built from $([ "$src" = "$REPO" ] && echo "the working tree" || echo "$FIRST_VERSION_COMMIT")"
+    bundle_dir "$v" "$w/bundle-$v" "$digest" "$src"
     push_ bundle -dir "$w/bundle-$v/pinned" -dockerfile "$w/bundle-$v/bundle.Dockerfile" -tag "$BUNDLE_IMG_BASE:v$v"
   done
   # tags are reused from run to run: make the node pull what was just pushed
   hack/local-cluster.sh forget-images "${pushed[@]}"
 }
 
-# bundle_dir VERSION DIR DIGEST: `make bundle` for VERSION with the local images, in a copy of the project
-# so the working tree is left alone, then `make bundle-pinned` into DIR/pinned with the operator image
-# named by DIGEST. Each version after the first replaces the one before it and skips every version
-# since the first (olm.skipRange), as docs/olm.md describes for releases.
+# source_of VERSION WORKDIR: the source tree VERSION is built from: the working tree, or, for the
+# first version, FIRST_VERSION_COMMIT's files extracted under WORKDIR
+source_of() {
+  local v=$1 w=$2
+  if [ "$v" != "${VERSIONS%% *}" ] || [ -z "$FIRST_VERSION_COMMIT" ]; then echo "$REPO"; return; fi
+  mkdir -p "$w/src-$v"
+  git -C "$REPO" archive "$FIRST_VERSION_COMMIT" | tar -x -C "$w/src-$v"
+  echo "$w/src-$v"
+}
+
+# bundle_dir VERSION DIR DIGEST SRC: `make bundle` for VERSION with the local images, in a copy of the
+# project (SRC's tracked files) so the working tree is left alone, then `make bundle-pinned` into
+# DIR/pinned with the operator image named by DIGEST. Each version after the first replaces the one
+# before it and skips every version since the first (olm.skipRange), as docs/olm.md describes for
+# releases.
 bundle_dir() {
-  local v=$1 d=$2 digest=$3 first prev=""
+  local v=$1 d=$2 digest=$3 src=${4:-$REPO} first prev=""
   first=${VERSIONS%% *}
   for x in $VERSIONS; do [ "$x" = "$v" ] && break; prev=$x; done
   mkdir -p "$d"
-  git ls-files -z --cached --others --exclude-standard | grep -zv '^bundle/' | xargs -0 cp --parents -t "$d"
+  if [ "$src" = "$REPO" ]; then
+    git ls-files -z --cached --others --exclude-standard | grep -zv '^bundle/' | xargs -0 cp --parents -t "$d"
+  else
+    (cd "$src" && find . -path ./bin -prune -o -path ./bundle -prune -o -type f -print0 | xargs -0 cp --parents -t "$d")
+  fi
   ln -s "$REPO/bin" "$d/bin"
   make -s -C "$d" bundle VERSION="$v" IMG="$OPERATOR_IMG_BASE:v$v" SCORECARD_IMG="$WEBAPP_SCORECARD_IMG" \
     REPLACES="$prev" SKIP_RANGE_FROM="$([ -n "$prev" ] && echo "$first")" LOCALBIN="$REPO/bin" >/dev/null 2>"$d/bundle.log" ||

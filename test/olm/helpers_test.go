@@ -1,8 +1,10 @@
 package olm
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/status"
 	"github.com/webapp-operator/webapp-operator/test/framework"
 )
 
@@ -45,18 +48,49 @@ func expectRunning(ns, version string) {
 
 // upgradeKeepsServing runs upgrade (whatever makes OLM move to version) while a prober sends a request
 // to the WebApp's Service every 100 ms. Once the new operator runs and reports the WebApp Ready for its
-// generation, no request may have failed and the WebApp's children must be the same objects, at the
-// same generation: the upgrade neither recreated them nor rolled the pods.
+// generation, no request may have failed, and the WebApp's children must be the same objects with the
+// same pods and pod template: the upgrade neither recreated them nor rolled the pods, although the
+// first version (an earlier commit, hack/olm.sh) renders another pod template for this WebApp than
+// the second, which says so in Ready (the upgrade policy, docs/olm.md).
 func upgradeKeepsServing(wa *webappv1.WebApp, version string, upgrade func()) {
 	before := childrenOf(wa)
 	p := startProber(wa, 100*time.Millisecond)
 	upgrade()
 	expectRunning(wa.Namespace, version)
 	expectReady(wa)
+	Eventually(func(g Gomega) string {
+		var got webappv1.WebApp
+		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(wa), &got)).To(Succeed())
+		return meta.FindStatusCondition(got.Status.Conditions, webappv1.ConditionReady).Message
+	}).Should(HaveSuffix(status.TemplateHeldNote), "the new operator renders another template, and keeps it waiting")
 	Consistently(func() children { return childrenOf(wa) }, 5*time.Second).Should(Equal(before))
 	expectNoFailedRequests(p)
 }
 
+// rollsWithNextChange changes the WebApp (one more replica): the pod template the new operator
+// renders then rolls out with that change, and every pod is a new one.
+func rollsWithNextChange(wa *webappv1.WebApp) {
+	before := childrenOf(wa)
+	Eventually(func() error {
+		var got webappv1.WebApp
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(wa), &got); err != nil {
+			return err
+		}
+		got.Spec.Replicas = ptr.To(*got.Spec.Replicas + 1)
+		return k8s.Update(ctx, &got)
+	}).Should(Succeed())
+	Eventually(func(g Gomega) {
+		var d appsv1.Deployment
+		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(wa), &d)).To(Succeed())
+		g.Expect(d.Spec.Template.Annotations).To(HaveKey(webappv1.ConfigRevisionAnnotation))
+		now := childrenOf(wa)
+		g.Expect(now.pods).To(HaveLen(int(*wa.Spec.Replicas) + 1))
+		for _, p := range before.pods {
+			g.Expect(now.pods).NotTo(ContainElement(p), "every pod is a new one")
+		}
+	}, 3*time.Minute).Should(Succeed())
+	expectReady(wa)
+}
 // operatorImage is the image version's CSV names: its own build, by digest.
 func operatorImage(version string) string {
 	for _, vi := range strings.Fields(operatorImages) {
@@ -83,8 +117,10 @@ func expectOperatorImage(ns, version string) {
 }
 
 // createDemo creates a WebApp serving the demo app with two replicas, so that one pod at a time can
-// go without a failed request.
+// go without a failed request, reading its environment from a ConfigMap.
 func createDemo(ns string) *webappv1.WebApp {
+	Expect(k8s.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "demo-env"},
+		Data: map[string]string{"GREETING": "hello"}})).To(Succeed())
 	wa := &webappv1.WebApp{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "demo"},
 		Spec: webappv1.WebAppSpec{
@@ -92,6 +128,7 @@ func createDemo(ns string) *webappv1.WebApp {
 			Replicas:    ptr.To[int32](2),
 			Port:        8080,
 			HealthCheck: &webappv1.HealthCheck{Path: "/healthz"},
+			EnvFrom:     []webappv1.EnvFromSource{{ConfigMapRef: &webappv1.ObjectReference{Name: "demo-env"}}},
 		},
 	}
 	Expect(k8s.Create(ctx, wa)).To(Succeed())
@@ -110,19 +147,32 @@ func expectReady(wa *webappv1.WebApp) {
 	}).Should(Succeed(), "WebApp %s/%s Ready", wa.Namespace, wa.Name)
 }
 
-// children are the UIDs and generations of the WebApp's Deployment and Service: an upgrade of the
-// operator must neither recreate them nor roll the pods.
+// children are the UIDs of the WebApp's Deployment and Service, its pod template and the names of
+// its pods: an upgrade of the operator must neither recreate them nor roll the pods.
 type children struct {
 	deployment, service types.UID
-	generation          int64
+	template            string
+	pods                []string
 }
 
 func childrenOf(wa *webappv1.WebApp) children {
 	var d appsv1.Deployment
 	var s corev1.Service
+	var pods corev1.PodList
 	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(wa), &d)).To(Succeed())
 	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(wa), &s)).To(Succeed())
-	return children{deployment: d.UID, service: s.UID, generation: d.Generation}
+	Expect(k8s.List(ctx, &pods, client.InNamespace(wa.Namespace),
+		client.MatchingLabels{"app.kubernetes.io/instance": wa.Name})).To(Succeed())
+	template, err := json.Marshal(d.Spec.Template)
+	Expect(err).NotTo(HaveOccurred())
+	c := children{deployment: d.UID, service: s.UID, template: string(template)}
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp == nil {
+			c.pods = append(c.pods, p.Name)
+		}
+	}
+	slices.Sort(c.pods)
+	return c
 }
 
 // startProber sends a GET to the WebApp's Service every interval and counts the answers, from the start

@@ -115,6 +115,10 @@ func subscription() {
 		}).Should(Succeed())
 	})
 
+	It("rolls out 0.2.0's pod template with the WebApp's next change", func() {
+		rollsWithNextChange(wa)
+	})
+
 	Describe("operator-sdk scorecard in the cluster", func() {
 		var config string
 
