@@ -91,6 +91,7 @@ func rollsWithNextChange(wa *webappv1.WebApp) {
 	}, 3*time.Minute).Should(Succeed())
 	expectReady(wa)
 }
+
 // operatorImage is the image version's CSV names: its own build, by digest.
 func operatorImage(version string) string {
 	for _, vi := range strings.Fields(operatorImages) {
