@@ -34,7 +34,10 @@ import (
 // inputs. It reports whether it kept a template the operator renders otherwise.
 func (r *WebAppReconciler) deploymentTemplate(ctx context.Context, app *webappv1.WebApp,
 	desired runtime.ApplyConfiguration, configRevision string) (bool, error) {
-	inputs := resources.TemplateInputs(app.Generation, configRevision)
+	inputs, err := resources.TemplateInputs(app, configRevision)
+	if err != nil {
+		return false, err
+	}
 	live := r.liveDeployment(ctx, app)
 	if live == nil {
 		// absent, or not ours (ensure reports the NameConflict): a rollback gone with it is not
@@ -109,8 +112,11 @@ func (r *WebAppReconciler) rollBack(ctx context.Context, app *webappv1.WebApp, d
 	if err := resources.WithRollback(desired, template, string(record)); err != nil {
 		return nil, err
 	}
-	if err := resources.StampTemplate(desired, resources.TemplateInputs(app.Generation,
-		rs.Spec.Template.Annotations[webappv1.ConfigRevisionAnnotation])); err != nil {
+	inputs, err := resources.TemplateInputs(app, rs.Spec.Template.Annotations[webappv1.ConfigRevisionAnnotation])
+	if err != nil {
+		return nil, err
+	}
+	if err := resources.StampTemplate(desired, inputs); err != nil {
 		return nil, err
 	}
 	if err := r.Apply(ctx, desired, client.FieldOwner(resources.FieldOwner), client.ForceOwnership); err != nil {

@@ -179,14 +179,24 @@ var _ = Describe("Operator upgrades", func() {
 			g.Expect(d.Spec.Template.Annotations).NotTo(HaveKey("example.com/rendered-by"))
 		}, timeout, interval).Should(Succeed())
 
-		By("held again, then a change of the WebApp rolls the new template out with it")
+		By("held again: more replicas scale it and leave the template alone, which they do not feed")
 		playEarlierOperator(ns, "kept")
 		Eventually(condition(ns, "kept", webappv1.ConditionReady), timeout, interval).
 			Should(HaveField("Message", HaveSuffix(status.TemplateHeldNote)))
 		bumpReplicas(ns, "kept", 3)
+		Eventually(func(g Gomega) *int32 { return getDeployment(ns, "kept")(g).Spec.Replicas }, timeout, interval).
+			Should(Equal(ptr.To[int32](3)))
+		Expect(getDeployment(ns, "kept")(Default).Spec.Template.Annotations).To(HaveKey("example.com/rendered-by"))
+
+		By("a change of what the template is rendered from rolls the new template out with it")
+		Eventually(func(g Gomega) {
+			app := fetch(ns, "kept")
+			app.Spec.Env = []webappv1.EnvVar{{Name: "MODE", Value: "blue"}}
+			g.Expect(k8sClient.Update(ctx, app)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
 		Eventually(func(g Gomega) {
 			d := getDeployment(ns, "kept")(g)
-			g.Expect(d.Spec.Replicas).To(Equal(ptr.To[int32](3)))
+			g.Expect(d.Spec.Template.Spec.Containers[0].Env).To(ConsistOf(corev1.EnvVar{Name: "MODE", Value: "blue"}))
 			g.Expect(d.Spec.Template.Annotations).NotTo(HaveKey("example.com/rendered-by"))
 		}, timeout, interval).Should(Succeed())
 	})
@@ -202,7 +212,9 @@ func playEarlierOperator(ns, name string) {
 	Expect(err).NotTo(HaveOccurred())
 	d := desired.(*appsv1ac.DeploymentApplyConfiguration)
 	d.Spec.Template.WithAnnotations(map[string]string{"example.com/rendered-by": "an earlier operator"})
-	Expect(resources.StampTemplate(d, resources.TemplateInputs(app.Generation, ""))).To(Succeed())
+	inputs, err := resources.TemplateInputs(app, "")
+	Expect(err).NotTo(HaveOccurred())
+	Expect(resources.StampTemplate(d, inputs)).To(Succeed())
 	Expect(k8sClient.Apply(ctx, d, client.FieldOwner(resources.FieldOwner), client.ForceOwnership)).To(Succeed())
 	Eventually(func(g Gomega) map[string]string {
 		return getDeployment(ns, name)(g).Spec.Template.Annotations

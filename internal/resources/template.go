@@ -5,18 +5,19 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 )
 
 // The upgrade policy: a new version of the operator that renders a different pod template (a new
 // default, a new annotation) must not restart every WebApp of the cluster at once. A Deployment's
-// template is stamped with the inputs it was rendered from (the WebApp's generation and the
-// configuration it reads) and its fingerprint. When a pass finds the inputs unchanged and the
+// template is stamped with the inputs it was rendered from (the WebApp's spec, less what does not
+// feed the template, and the configuration its pods read) and its fingerprint. When a pass finds the inputs unchanged and the
 // template as stamped (nobody changed it since), yet renders another one, the difference can only
 // come from the operator: the running template stays until the WebApp next changes, and then the
 // new one rolls out with that change. A template that was changed by someone else is still put back.
@@ -25,10 +26,29 @@ import (
 // stamp: "<inputs>/<fingerprint>".
 const TemplateAnnotation = "webapp-operator.io/template"
 
-// TemplateInputs names what a WebApp's pod template is rendered from: its generation and the
-// fingerprint of the configuration its pods read (ConfigRevision).
-func TemplateInputs(generation int64, configRevision string) string {
-	return fmt.Sprintf("%d.%s", generation, configRevision)
+// TemplateInputs names what app's pod template is rendered from: a fingerprint of its spec without
+// the fields that do not feed the pod template (notTemplateFields), and of the configuration its
+// pods read (ConfigRevision). Changing the replicas, the Service or a route changes no input: the
+// Deployment is not rewritten for them, nor does a template that a newer operator renders roll out
+// with them.
+func TemplateInputs(app *webappv1.WebApp, configRevision string) (string, error) {
+	spec := app.Spec.DeepCopy()
+	notTemplateFields(spec)
+	data, err := json.Marshal(spec)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(append(data, configRevision...))
+	return hex.EncodeToString(sum[:])[:16], nil
+}
+
+// notTemplateFields clears the fields of spec that the pod template is not rendered from
+// (TestNotTemplateFieldsDoNotChangeThePodTemplate holds this list against the renderer).
+func notTemplateFields(spec *webappv1.WebAppSpec) {
+	spec.Replicas, spec.Service, spec.MinReadySeconds, spec.Strategy = nil, webappv1.ServiceSpec{}, nil, nil
+	spec.Paused, spec.Rollout, spec.RevisionHistoryLimit, spec.ProgressDeadlineSeconds = false, nil, nil, nil
+	spec.DisruptionBudget, spec.Autoscaling, spec.NetworkPolicy = nil, nil, nil
+	spec.Ingress, spec.Route, spec.Metrics = nil, nil, nil
 }
 
 // StampTemplate records in the rendered Deployment desired that its template comes from inputs.
@@ -47,9 +67,10 @@ func StampTemplate(desired runtime.ApplyConfiguration, inputs string) error {
 
 // HoldTemplate keeps live's pod template (the fields our field manager owns) and stamp in desired
 // when the difference between them can only be the operator's: live's stamp names the same inputs,
-// and its template is still the one stamped. A Deployment stamped by no operator (made by a version
-// before this policy) counts as unchanged since it was made, and gets a stamp. It reports whether
-// it held the template; desired is left alone when it did not.
+// and its template is still the one stamped. A Deployment without a stamp (made by a version before
+// this policy, or whose annotations someone replaced) is not held: nothing says that its template
+// is still the operator's, and a drifted one must be put back. It reports whether it held the
+// template; desired is left alone when it did not.
 func HoldTemplate(desired runtime.ApplyConfiguration, live *appsv1.Deployment, inputs string) (bool, error) {
 	d, err := renderedDeployment(desired)
 	if err != nil {
@@ -67,9 +88,8 @@ func HoldTemplate(desired runtime.ApplyConfiguration, live *appsv1.Deployment, i
 	if err != nil || desiredStamp == ownedStamp {
 		return false, err
 	}
-	stamp, found := live.Annotations[TemplateAnnotation]
-	if found && stamp != ownedStamp {
-		return false, nil // other inputs (a change of the WebApp), or a template changed since
+	if live.Annotations[TemplateAnnotation] != ownedStamp {
+		return false, nil // other inputs (a change of the WebApp), a template changed since, or no stamp
 	}
 	d.Spec.Template = owned.Spec.Template
 	d.WithAnnotations(map[string]string{TemplateAnnotation: ownedStamp})
@@ -91,10 +111,4 @@ func renderedDeployment(desired runtime.ApplyConfiguration) (*appsv1ac.Deploymen
 		return nil, fmt.Errorf("not a rendered Deployment: %T", desired)
 	}
 	return d, nil
-}
-
-// TemplateInputsOf returns the inputs of live's stamp, or "".
-func TemplateInputsOf(live *appsv1.Deployment) string {
-	inputs, _, _ := strings.Cut(live.Annotations[TemplateAnnotation], "/")
-	return inputs
 }
