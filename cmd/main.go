@@ -23,10 +23,12 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	// Import all Kubernetes client auth plugins (e.g. Azure, GCP, OIDC, etc.)
 	// to ensure that exec-entrypoint and run can make use of them.
+	"k8s.io/apimachinery/pkg/types"
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -44,6 +46,7 @@ func main() {
 	var (
 		metricsAddr, probeAddr, leaderNS   string
 		secureMetrics, enableHTTP2, leader bool
+		serviceMonitor                     bool
 		maxConcurrent                      int
 		qps                                float64
 		burst                              int
@@ -70,6 +73,9 @@ func main() {
 	flag.IntVar(&maxConcurrent, "max-concurrent-reconciles", 4, "How many WebApps are reconciled in parallel.")
 	flag.Float64Var(&qps, "kube-api-qps", 50, "Sustained queries per second to the Kubernetes API server.")
 	flag.IntVar(&burst, "kube-api-burst", 100, "Burst of queries to the Kubernetes API server.")
+	flag.BoolVar(&serviceMonitor, "metrics-service-monitor", true,
+		"Where the Prometheus Operator's ServiceMonitor CRD is served, apply a ServiceMonitor for the operator's "+
+			"metrics Service ("+operator.DefaultMetricsService+", in the operator's namespace).")
 	flag.DurationVar(&cacheFailureTolerance, "cache-failure-tolerance", operator.DefaultCacheFailureTolerance,
 		"How long an informer may keep failing to list or watch before the liveness probe fails.")
 	zapOpts := zap.Options{Development: false}
@@ -105,6 +111,7 @@ func main() {
 		LeaseDuration:           lease,
 		RenewDeadline:           renew,
 		RetryPeriod:             retry,
+		MetricsService:          metricsService(serviceMonitor),
 	})
 	if err != nil {
 		log.Error(err, "unable to set up the manager")
@@ -134,4 +141,14 @@ func setMemoryLimit() int64 {
 	limit = limit / 10 * 9
 	debug.SetMemoryLimit(limit)
 	return limit
+}
+
+// metricsService is the operator's metrics Service in its own namespace (its ServiceAccount's, where
+// it runs as a pod), or nothing when the ServiceMonitor is off or the namespace is unknown.
+func metricsService(on bool) types.NamespacedName {
+	ns, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+	if !on || err != nil {
+		return types.NamespacedName{}
+	}
+	return types.NamespacedName{Namespace: strings.TrimSpace(string(ns)), Name: operator.DefaultMetricsService}
 }

@@ -15,6 +15,7 @@ import (
 	. "github.com/onsi/gomega"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -73,6 +74,9 @@ var _ = BeforeSuite(func() {
 	startManager()
 })
 
+// operatorNamespace is where the operator's own objects (its metrics Service) live in this suite.
+const operatorNamespace = "webapp-operator-system"
+
 var (
 	mgrCfg      *rest.Config
 	metricsAddr string
@@ -98,6 +102,8 @@ func startManager() {
 		HealthProbeBindAddress: "0",
 		// restartManager starts a second manager with the same controller in this process
 		SkipControllerNameValidation: true,
+		// absent until selfmonitor_test.go creates it
+		MetricsService: types.NamespacedName{Namespace: operatorNamespace, Name: operator.DefaultMetricsService},
 	})
 	Expect(err).NotTo(HaveOccurred())
 	mgrCtx, cancel := context.WithCancel(ctx)

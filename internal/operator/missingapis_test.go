@@ -12,7 +12,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -47,8 +49,12 @@ func TestWithoutTheOptionalAPIs(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = env.Stop() })
 
+	// the metrics Service exists, but no ServiceMonitor is tried: the CRD is not served
+	if err := createMetricsService(cfg); err != nil {
+		t.Fatal(err)
+	}
 	mgr, err := NewManager(cfg, Options{Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		TerminalRecheck: time.Minute})
+		TerminalRecheck: time.Minute, MetricsService: types.NamespacedName{Namespace: "default", Name: DefaultMetricsService}})
 	if err != nil {
 		t.Fatalf("the manager must start without the Gateway API and the Prometheus Operator: %v", err)
 	}
@@ -164,4 +170,15 @@ func eventually(t *testing.T, what string, f func() error) {
 		}
 	}
 	t.Fatalf("%s: %v", what, err)
+}
+
+func createMetricsService(cfg *rest.Config) error {
+	c, err := client.New(cfg, client.Options{Scheme: Scheme})
+	if err != nil {
+		return err
+	}
+	return c.Create(context.Background(), &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: DefaultMetricsService, Labels: metricsServiceLabels},
+		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "https", Port: 8443}}},
+	})
 }

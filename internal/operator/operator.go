@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -55,6 +56,9 @@ type Options struct {
 	LeaderElectionNamespace string
 	// LeaseDuration, RenewDeadline and RetryPeriod time the leader election (0: the defaults below).
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// MetricsService, when set, is the operator's metrics Service: where the Prometheus Operator's
+	// ServiceMonitor CRD is served, the operator applies a ServiceMonitor for it (selfmonitor.go).
+	MetricsService types.NamespacedName
 }
 
 // LeaderElectionID is the name of the Lease the replicas compete for.
@@ -140,6 +144,12 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	}
 	if err := mgr.Add(syncWatcher{health: health, cache: mgr.GetCache(), informers: informers}); err != nil {
 		return nil, err
+	}
+	if opts.MetricsService.Name != "" && !unserved[resources.ServiceMonitor.Kind()] {
+		if err := mgr.Add(selfMonitor{client: mgr.GetClient(), reader: mgr.GetAPIReader(), svc: opts.MetricsService,
+			retry: 30 * time.Second}); err != nil {
+			return nil, err
+		}
 	}
 	if err := mgr.AddHealthzCheck("informers", health.alive); err != nil {
 		return nil, err

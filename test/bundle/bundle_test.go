@@ -247,7 +247,7 @@ func TestBrokenBundlesAreRejected(t *testing.T) {
 			must(t, os.Remove(filepath.Join(dir, "manifests", "apps.webapp-operator.io_webapps.yaml")))
 		}},
 		{"unknown capability level", func(t *testing.T, dir string) {
-			edit(t, filepath.Join(dir, csvFile), "capabilities: Seamless Upgrades", "capabilities: Fully Magic")
+			edit(t, filepath.Join(dir, csvFile), "capabilities: Deep Insights", "capabilities: Fully Magic")
 		}},
 		{"unknown category", func(t *testing.T, dir string) {
 			edit(t, filepath.Join(dir, csvFile), "categories: Application Runtime,Developer Tools", "categories: Toys")
