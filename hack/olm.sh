@@ -47,9 +47,10 @@ CATALOG_IMG_BASE=$REG/webapp-operator-catalog
 # the upgrade the tests exercise: the committed bundle's version, then a later one
 VERSIONS=${OLM_TEST_VERSIONS:-0.1.0 0.2.0}
 # The first version is built from this earlier commit, so that the upgrade is between two operators
-# that really differ: this one renders no config-revision annotation into pod templates, and has no
-# upgrade policy (docs/olm.md). Empty: every version from the working tree.
-FIRST_VERSION_COMMIT=${OLM_FIRST_VERSION_COMMIT-a4e957ebfd5990b58205fba95b1613a83c04d0a3}
+# that really differ: this one does not put kubectl's default-container annotation in pod templates,
+# so the second renders another template for every WebApp (the upgrade policy, docs/olm.md, keeps
+# it waiting). Empty: every version from the working tree.
+FIRST_VERSION_COMMIT=${OLM_FIRST_VERSION_COMMIT-5fc5f37cfe957ea56030f884e2391dd76ede39f4}
 OLM_TEST_ARGS=${OLM_TEST_ARGS:-}
 
 # near IMAGE CMD...: CMD in the node's namespace when IMAGE lives in the local registry, else on the host

@@ -160,10 +160,12 @@ func TestWithConfigRevision(t *testing.T) {
 		return typed[appsv1.Deployment](t, WithConfigRevision(desired, rev))
 	}
 	if got := render("0123456789abcdef").Spec.Template.Annotations; !reflect.DeepEqual(got, map[string]string{
-		"team.example.com/owner": "alice", webappv1.ConfigRevisionAnnotation: "0123456789abcdef"}) {
+		"team.example.com/owner": "alice", webappv1.ConfigRevisionAnnotation: "0123456789abcdef",
+		DefaultContainerAnnotation: ContainerName}) {
 		t.Errorf("pod annotations %v: want the pod annotations and the revision", got)
 	}
-	if got := render("").Spec.Template.Annotations; !reflect.DeepEqual(got, map[string]string{"team.example.com/owner": "alice"}) {
+	if got := render("").Spec.Template.Annotations; !reflect.DeepEqual(got, map[string]string{"team.example.com/owner": "alice",
+		DefaultContainerAnnotation: ContainerName}) {
 		t.Errorf("no revision: pod annotations %v, want only the WebApp's (and not the forged one)", got)
 	}
 	service, err := Service.Desired(app)

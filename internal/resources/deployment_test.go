@@ -74,7 +74,7 @@ func TestDeployment(t *testing.T) {
 			expect(t, "readiness", c[0].ReadinessProbe, (*corev1.Probe)(nil))
 			expect(t, "env", c[0].Env, []corev1.EnvVar(nil))
 			expect(t, "resources", c[0].Resources, corev1.ResourceRequirements{})
-			expect(t, "annotations", d.Spec.Template.Annotations, map[string]string(nil))
+			expect(t, "annotations", d.Spec.Template.Annotations, map[string]string{DefaultContainerAnnotation: ContainerName})
 			expect(t, "progress deadline", d.Spec.ProgressDeadlineSeconds, (*int32)(nil))
 			expect(t, "owner", d.OwnerReferences, []metav1.OwnerReference{{
 				APIVersion: "apps.webapp-operator.io/v1alpha1", Kind: "WebApp", Name: "shop", UID: "uid-1",
@@ -115,7 +115,8 @@ func TestDeployment(t *testing.T) {
 			expect(t, "template labels", d.Spec.Template.Labels, map[string]string{LabelName: AppName, LabelInstance: "shop",
 				LabelManagedBy: ManagedBy, "team": "a"})
 			expect(t, "selector unchanged by pod labels", d.Spec.Selector.MatchLabels, wantSelector)
-			expect(t, "annotations", d.Spec.Template.Annotations, map[string]string{"prometheus.io/scrape": "true"})
+			expect(t, "annotations", d.Spec.Template.Annotations, map[string]string{"prometheus.io/scrape": "true",
+				DefaultContainerAnnotation: ContainerName})
 			expect(t, "progress deadline", *d.Spec.ProgressDeadlineSeconds, int32(120))
 		},
 	}, {

@@ -33,17 +33,20 @@ func podTemplate(app *webappv1.WebApp) (*corev1ac.PodTemplateSpecApplyConfigurat
 		podLabels[k] = v
 	}
 	template := corev1ac.PodTemplateSpec().WithLabels(podLabels).WithSpec(spec)
-	if len(app.Spec.PodAnnotations) > 0 {
-		annotations := make(map[string]string, len(app.Spec.PodAnnotations))
-		for k, v := range app.Spec.PodAnnotations {
-			annotations[k] = string(v)
-		}
-		// The operator's own (WithConfigRevision); admission already refuses it.
-		delete(annotations, webappv1.ConfigRevisionAnnotation)
-		template.WithAnnotations(annotations)
+	// kubectl logs, exec and attach pick the app's container without -c, sidecars or not, unless
+	// the WebApp's own podAnnotations name another.
+	annotations := map[string]string{DefaultContainerAnnotation: ContainerName}
+	for k, v := range app.Spec.PodAnnotations {
+		annotations[k] = string(v)
 	}
+	// The operator's own (WithConfigRevision); admission already refuses it.
+	delete(annotations, webappv1.ConfigRevisionAnnotation)
+	template.WithAnnotations(annotations)
 	return template, nil
 }
+
+// DefaultContainerAnnotation is kubectl's: the container its commands pick when none is named.
+const DefaultContainerAnnotation = "kubectl.kubernetes.io/default-container"
 
 func podSpec(app *webappv1.WebApp) (*corev1ac.PodSpecApplyConfiguration, error) {
 	main, err := mainContainer(app)

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/resources"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 	"github.com/webapp-operator/webapp-operator/test/framework"
 )
@@ -67,8 +68,9 @@ func upgradeKeepsServing(wa *webappv1.WebApp, version string, upgrade func()) {
 	expectNoFailedRequests(p)
 }
 
-// rollsWithNextChange changes the WebApp (one more replica): the pod template the new operator
-// renders then rolls out with that change, and every pod is a new one.
+// rollsWithNextChange changes what the WebApp's pod template is rendered from (one more pod
+// annotation): the template the new operator renders then rolls out with that change, and every pod
+// is a new one.
 func rollsWithNextChange(wa *webappv1.WebApp) {
 	before := childrenOf(wa)
 	Eventually(func() error {
@@ -76,15 +78,16 @@ func rollsWithNextChange(wa *webappv1.WebApp) {
 		if err := k8s.Get(ctx, client.ObjectKeyFromObject(wa), &got); err != nil {
 			return err
 		}
-		got.Spec.Replicas = ptr.To(*got.Spec.Replicas + 1)
+		got.Spec.PodAnnotations = map[string]webappv1.AnnotationValue{"example.com/changed": "yes"}
 		return k8s.Update(ctx, &got)
 	}).Should(Succeed())
 	Eventually(func(g Gomega) {
 		var d appsv1.Deployment
 		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(wa), &d)).To(Succeed())
-		g.Expect(d.Spec.Template.Annotations).To(HaveKey(webappv1.ConfigRevisionAnnotation))
+		g.Expect(d.Spec.Template.Annotations).To(HaveKey(resources.DefaultContainerAnnotation), "the new rendering")
+		g.Expect(d.Spec.Template.Annotations).To(HaveKey("example.com/changed"))
 		now := childrenOf(wa)
-		g.Expect(now.pods).To(HaveLen(int(*wa.Spec.Replicas) + 1))
+		g.Expect(now.pods).To(HaveLen(int(*wa.Spec.Replicas)))
 		for _, p := range before.pods {
 			g.Expect(now.pods).NotTo(ContainElement(p), "every pod is a new one")
 		}
@@ -118,7 +121,8 @@ func expectOperatorImage(ns, version string) {
 }
 
 // createDemo creates a WebApp serving the demo app with two replicas, so that one pod at a time can
-// go without a failed request, reading its environment from a ConfigMap.
+// go without a failed request, reading its environment from a ConfigMap (its config revision is
+// part of the template both versions render).
 func createDemo(ns string) *webappv1.WebApp {
 	Expect(k8s.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "demo-env"},
 		Data: map[string]string{"GREETING": "hello"}})).To(Succeed())
