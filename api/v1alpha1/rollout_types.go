@@ -38,6 +38,9 @@ type Revision struct {
 	Generation int64 `json:"generation"`
 	// Image is the image of the app's container.
 	Image string `json:"image"`
+	// ConfigRevision is the fingerprint of the ConfigMaps and Secrets its pods read (status.configRevision).
+	// +optional
+	ConfigRevision string `json:"configRevision,omitempty"`
 	// ReadyAt is when the WebApp was first Ready on it.
 	ReadyAt metav1.Time `json:"readyAt"`
 }

@@ -117,7 +117,8 @@ func recordRevision(revisions []webappv1.Revision, app *webappv1.WebApp, d *apps
 			image = c.Image
 		}
 	}
-	out := append([]webappv1.Revision{{Revision: rev, Generation: app.Generation, Image: image, ReadyAt: now}}, revisions...)
+	out := append([]webappv1.Revision{{Revision: rev, Generation: app.Generation, Image: image,
+		ConfigRevision: d.Spec.Template.Annotations[webappv1.ConfigRevisionAnnotation], ReadyAt: now}}, revisions...)
 	if len(out) > webappv1.MaxRevisions {
 		out = out[:webappv1.MaxRevisions]
 	}

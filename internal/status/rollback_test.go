@@ -20,6 +20,7 @@ func running(rev string, image string) *appsv1.Deployment {
 	d := deployment(2, 3, 3, 3)
 	d.Annotations = map[string]string{"deployment.kubernetes.io/revision": rev}
 	d.Spec.Template.Spec.Containers = []corev1.Container{{Name: "app", Image: image}}
+	d.Spec.Template.Annotations = map[string]string{webappv1.ConfigRevisionAnnotation: "c" + rev}
 	return d
 }
 
@@ -88,7 +89,8 @@ func TestComputeRecordsReadyRevisions(t *testing.T) {
 	ready := Observation{Children: []Health{{Kind: "Deployment", Ready: true, Reason: ReasonReady}},
 		Deployment: running("7", "v7")}
 	st := Compute(a, ready, t1)
-	if len(st.Revisions) != 1 || st.Revisions[0] != (webappv1.Revision{Revision: 7, Generation: 4, Image: "v7", ReadyAt: t1}) {
+	if len(st.Revisions) != 1 || st.Revisions[0] != (webappv1.Revision{Revision: 7, Generation: 4, Image: "v7",
+		ConfigRevision: "c7", ReadyAt: t1}) {
 		t.Fatalf("revisions %+v", st.Revisions)
 	}
 	a.Status = st
