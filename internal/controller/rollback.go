@@ -30,7 +30,7 @@ import (
 
 // deploymentTemplate decides the pod template of app's rendered Deployment desired, against the
 // live one: kept while a rollback holds (pinTemplate), kept when only the operator renders it
-// otherwise (resources.HoldTemplate: the upgrade policy), else as rendered; and stamps it with its
+// otherwise (resources.TemplateFor: the upgrade policy), else as rendered; and stamps it with its
 // inputs. It reports whether it kept a template the operator renders otherwise.
 func (r *WebAppReconciler) deploymentTemplate(ctx context.Context, app *webappv1.WebApp,
 	desired runtime.ApplyConfiguration, configRevision string) (bool, error) {
@@ -38,20 +38,14 @@ func (r *WebAppReconciler) deploymentTemplate(ctx context.Context, app *webappv1
 	if err != nil {
 		return false, err
 	}
+	// absent, or not ours (ensure reports the NameConflict): a rollback gone with it is not made again
 	live := r.liveDeployment(ctx, app)
-	if live == nil {
-		// absent, or not ours (ensure reports the NameConflict): a rollback gone with it is not
-		// made again
-		return false, resources.StampTemplate(desired, inputs)
+	if live != nil {
+		if pinned, err := pinTemplate(app, live, desired); err != nil || pinned {
+			return false, err
+		}
 	}
-	if pinned, err := pinTemplate(app, live, desired); err != nil || pinned {
-		return false, err
-	}
-	held, err := resources.HoldTemplate(desired, live, inputs)
-	if err != nil || held {
-		return held, err
-	}
-	return false, resources.StampTemplate(desired, inputs)
+	return resources.TemplateFor(desired, live, inputs)
 }
 
 // pinTemplate keeps a rolled-back WebApp's Deployment on the template it runs: desired, rendered
@@ -70,12 +64,9 @@ func pinTemplate(app *webappv1.WebApp, live *appsv1.Deployment, desired runtime.
 	if owned.Spec == nil || owned.Spec.Template == nil {
 		return false, nil
 	}
-	if err := resources.WithRollback(desired, owned.Spec.Template, live.Annotations[status.RollbackAnnotation]); err != nil {
-		return false, err
-	}
-	d := desired.(*appsv1ac.DeploymentApplyConfiguration)
-	d.WithAnnotations(map[string]string{resources.TemplateAnnotation: live.Annotations[resources.TemplateAnnotation]})
-	return true, nil
+	err = resources.WithRollback(desired, owned.Spec.Template, live.Annotations[status.RollbackAnnotation],
+		live.Annotations[resources.TemplateAnnotation])
+	return err == nil, err
 }
 
 // rollBack applies app's Deployment with the template of the revision failure goes back to, read
@@ -109,7 +100,7 @@ func (r *WebAppReconciler) rollBack(ctx context.Context, app *webappv1.WebApp, d
 	if err != nil {
 		return nil, err
 	}
-	if err := resources.WithRollback(desired, template, string(record)); err != nil {
+	if err := resources.WithRollback(desired, template, string(record), ""); err != nil {
 		return nil, err
 	}
 	inputs, err := resources.TemplateInputs(app, rs.Spec.Template.Annotations[webappv1.ConfigRevisionAnnotation])
@@ -136,8 +127,8 @@ func replicaSetOfRevision(sets []appsv1.ReplicaSet, d *appsv1.Deployment, revisi
 		if !metav1.IsControlledBy(rs, d) {
 			continue
 		}
-		if rs.Annotations[resources.RevisionAnnotation] == want ||
-			slices.Contains(strings.Split(rs.Annotations[resources.RevisionHistoryAnnotation], ","), want) {
+		if rs.Annotations[status.RevisionAnnotation] == want ||
+			slices.Contains(strings.Split(rs.Annotations[status.RevisionHistoryAnnotation], ","), want) {
 			return rs
 		}
 	}

@@ -267,7 +267,7 @@ func newRevision(ns, name string, rev int64) {
 		if d.Annotations == nil {
 			d.Annotations = map[string]string{}
 		}
-		d.Annotations[resources.RevisionAnnotation] = strconv.FormatInt(rev, 10)
+		d.Annotations[status.RevisionAnnotation] = strconv.FormatInt(rev, 10)
 		g.Expect(k8sClient.Update(ctx, d)).To(Succeed())
 	}, timeout, interval).Should(Succeed())
 }
@@ -285,9 +285,9 @@ func newReplicaSet(ns, name string, rev int64) {
 		if appImage(&appsv1.Deployment{Spec: appsv1.DeploymentSpec{Template: rs.Spec.Template}}) != appImage(d) {
 			continue
 		}
-		if old := rs.Annotations[resources.RevisionAnnotation]; old != strconv.FormatInt(rev, 10) {
-			rs.Annotations[resources.RevisionHistoryAnnotation] = old
-			rs.Annotations[resources.RevisionAnnotation] = strconv.FormatInt(rev, 10)
+		if old := rs.Annotations[status.RevisionAnnotation]; old != strconv.FormatInt(rev, 10) {
+			rs.Annotations[status.RevisionHistoryAnnotation] = old
+			rs.Annotations[status.RevisionAnnotation] = strconv.FormatInt(rev, 10)
 			Expect(k8sClient.Update(ctx, rs)).To(Succeed())
 		}
 		return
@@ -296,7 +296,7 @@ func newReplicaSet(ns, name string, rev int64) {
 	template.Labels[appsv1.DefaultDeploymentUniqueLabelKey] = fmt.Sprintf("hash%d", rev)
 	rs := &appsv1.ReplicaSet{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("%s-%d", name, rev), Labels: template.Labels,
-			Annotations:     map[string]string{resources.RevisionAnnotation: strconv.FormatInt(rev, 10)},
+			Annotations:     map[string]string{status.RevisionAnnotation: strconv.FormatInt(rev, 10)},
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(d, appsv1.SchemeGroupVersion.WithKind("Deployment"))}},
 		Spec: appsv1.ReplicaSetSpec{Replicas: ptr.To[int32](0), Template: *template,
 			Selector: &metav1.LabelSelector{MatchLabels: template.Labels}},

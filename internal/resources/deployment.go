@@ -162,24 +162,20 @@ func pausedHealth(d *appsv1.Deployment, desired int32) status.Health {
 	return status.Health{Ready: true, Reason: status.ReasonPaused, Message: msg}
 }
 
-// RevisionAnnotation is where the Deployment controller numbers a Deployment's and its ReplicaSets'
-// pod templates; a ReplicaSet rolled back to gets a new number, and keeps its earlier ones in
-// RevisionHistoryAnnotation.
-const (
-	RevisionAnnotation        = "deployment.kubernetes.io/revision"
-	RevisionHistoryAnnotation = "deployment.kubernetes.io/revision-history"
-)
-
 // WithRollback makes a rendered Deployment keep the pod template of an earlier revision, and
-// record the rollback (status.RollbackAnnotation, whose value is rollback, in JSON).
+// record the rollback (status.RollbackAnnotation, whose value is rollback, in JSON). A non-empty
+// stamp is the template's (TemplateAnnotation), kept as it is.
 func WithRollback(desired runtime.ApplyConfiguration, template *corev1ac.PodTemplateSpecApplyConfiguration,
-	rollback string) error {
-	d, ok := desired.(*appsv1ac.DeploymentApplyConfiguration)
-	if !ok || d.Spec == nil {
-		return fmt.Errorf("not a rendered Deployment: %T", desired)
+	rollback, stamp string) error {
+	d, err := renderedDeployment(desired)
+	if err != nil {
+		return err
 	}
 	d.Spec.Template = template
 	d.WithAnnotations(map[string]string{status.RollbackAnnotation: rollback})
+	if stamp != "" {
+		d.WithAnnotations(map[string]string{TemplateAnnotation: stamp})
+	}
 	return nil
 }
 

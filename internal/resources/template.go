@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -53,43 +54,54 @@ func notTemplateFields(spec *webappv1.WebAppSpec) {
 
 // StampTemplate records in the rendered Deployment desired that its template comes from inputs.
 func StampTemplate(desired runtime.ApplyConfiguration, inputs string) error {
-	d, err := renderedDeployment(desired)
-	if err != nil {
-		return err
-	}
-	stamp, err := templateStamp(inputs, d.Spec.Template)
-	if err != nil {
-		return err
-	}
-	d.WithAnnotations(map[string]string{TemplateAnnotation: stamp})
-	return nil
+	_, err := TemplateFor(desired, nil, inputs)
+	return err
 }
 
-// HoldTemplate keeps live's pod template (the fields our field manager owns) and stamp in desired
-// when the difference between them can only be the operator's: live's stamp names the same inputs,
-// and its template is still the one stamped. A Deployment without a stamp (made by a version before
-// this policy, or whose annotations someone replaced) is not held: nothing says that its template
-// is still the operator's, and a drifted one must be put back. It reports whether it held the
-// template; desired is left alone when it did not.
-func HoldTemplate(desired runtime.ApplyConfiguration, live *appsv1.Deployment, inputs string) (bool, error) {
+// TemplateFor decides the pod template of the rendered Deployment desired against live (nil when
+// there is none of ours) and stamps it. It keeps live's pod template (the fields our field manager
+// owns) and stamp when the difference between them can only be the operator's: live's stamp names
+// the same inputs, and its template is still the one stamped. A Deployment without a stamp (made by
+// a version before this policy, or whose annotations someone replaced) is not held: nothing says
+// that its template is still the operator's, and a drifted one must be put back. Otherwise desired
+// keeps its own template, stamped with inputs. It reports whether it held live's template.
+func TemplateFor(desired runtime.ApplyConfiguration, live *appsv1.Deployment, inputs string) (bool, error) {
 	d, err := renderedDeployment(desired)
 	if err != nil {
 		return false, err
+	}
+	stamp, err := templateStamp(inputs, d.Spec.Template)
+	if err != nil {
+		return false, err
+	}
+	held := false
+	if live != nil {
+		if held, err = holdTemplate(d, live, inputs, stamp); err != nil {
+			return false, err
+		}
+	}
+	if !held {
+		d.WithAnnotations(map[string]string{TemplateAnnotation: stamp})
+	}
+	return held, nil
+}
+
+// holdTemplate gives d live's template and stamp when only the operator renders it otherwise (see
+// TemplateFor); stamp is d's own.
+func holdTemplate(d *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment, inputs, stamp string) (bool, error) {
+	// Only a stamp of the same inputs and another template can hold: checked first, so that a pass
+	// over an up-to-date Deployment (stamped as desired) does not extract its fields a second time.
+	liveStamp := live.Annotations[TemplateAnnotation]
+	if liveStamp == stamp || !strings.HasPrefix(liveStamp, inputs+"/") {
+		return false, nil
 	}
 	owned, err := appsv1ac.ExtractDeployment(live, FieldOwner)
 	if err != nil || owned.Spec == nil || owned.Spec.Template == nil {
 		return false, err
 	}
 	ownedStamp, err := templateStamp(inputs, owned.Spec.Template)
-	if err != nil {
-		return false, err
-	}
-	desiredStamp, err := templateStamp(inputs, d.Spec.Template)
-	if err != nil || desiredStamp == ownedStamp {
-		return false, err
-	}
-	if live.Annotations[TemplateAnnotation] != ownedStamp {
-		return false, nil // other inputs (a change of the WebApp), a template changed since, or no stamp
+	if err != nil || ownedStamp == stamp || liveStamp != ownedStamp {
+		return false, err // the same template; other inputs, a template changed since, or no stamp
 	}
 	d.Spec.Template = owned.Spec.Template
 	d.WithAnnotations(map[string]string{TemplateAnnotation: ownedStamp})

@@ -12,7 +12,7 @@ import (
 )
 
 // The fields TemplateInputs leaves out must not feed the pod template: a change of one that did
-// would not end a hold (HoldTemplate), and the WebApp's change would not be applied.
+// would not end a hold (TemplateFor), and the WebApp's change would not be applied.
 func TestNotTemplateFieldsDoNotChangeThePodTemplate(t *testing.T) {
 	base := newApp(func(a *webappv1.WebApp) {
 		a.Spec.Ports = []webappv1.ContainerPort{{Name: "metrics", ContainerPort: 9090}}

@@ -21,8 +21,13 @@ import (
 // DefaultFailureSeconds is spec.rollout.failureSeconds' default.
 const DefaultFailureSeconds = 120
 
-// Deployment annotations of the Deployment controller: see resources.RevisionAnnotation.
-const revisionAnnotation = "deployment.kubernetes.io/revision"
+// RevisionAnnotation is where the Deployment controller numbers a Deployment's and its ReplicaSets'
+// pod templates; a ReplicaSet rolled back to gets a new number, and keeps its earlier ones in
+// RevisionHistoryAnnotation.
+const (
+	RevisionAnnotation        = "deployment.kubernetes.io/revision"
+	RevisionHistoryAnnotation = "deployment.kubernetes.io/revision-history"
+)
 
 // RollbackAnnotation, on the Deployment, records a rollback (a webappv1.RollbackStatus in JSON):
 // written in the same apply as the old template, it travels with it. Kept in the WebApp's status
@@ -95,7 +100,7 @@ func rollbackTarget(revisions []webappv1.Revision, running int64) *webappv1.Revi
 // deploymentRevision is the revision of the pod template the Deployment controller rolls out (0
 // before it numbered one).
 func deploymentRevision(d *appsv1.Deployment) int64 {
-	n, _ := strconv.ParseInt(d.Annotations[revisionAnnotation], 10, 64)
+	n, _ := strconv.ParseInt(d.Annotations[RevisionAnnotation], 10, 64)
 	return n
 }
 

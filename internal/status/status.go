@@ -35,7 +35,7 @@ type Observation struct {
 	Selector, URL string
 	// TemplateHeld: the operator renders another pod template than the one the Deployment runs,
 	// for the same spec and configuration (a newer operator's), and keeps the running one until the
-	// WebApp next changes (resources.HoldTemplate).
+	// WebApp next changes (resources.TemplateFor).
 	TemplateHeld bool
 	// RolledBack is the rollback this pass made (nil when it made none); an earlier one that holds
 	// is read from the Deployment (RolledBackFor).
