@@ -140,30 +140,29 @@ func envtestAssets() string {
 	return matches[len(matches)-1]
 }
 
-// gatewayAPICRDs is the folder of the Gateway API CRDs that `make gateway-api-crds` fetches:
-// GATEWAY_API_CRDS, as make test sets it, or the newest cached release, for runs from an IDE.
+// gatewayAPICRDs is the folder of the Gateway API CRDs that `make gateway-api-crds` fetches.
 func gatewayAPICRDs() string {
-	if dir := os.Getenv("GATEWAY_API_CRDS"); dir != "" {
-		return dir
-	}
-	home, _ := os.UserHomeDir()
-	matches, _ := filepath.Glob(filepath.Join(home, ".cache", "webapp-operator", "gateway-api", "*", "crds"))
-	if len(matches) == 0 {
-		Fail("no Gateway API CRDs: run `make gateway-api-crds` (make test does)")
-	}
-	return matches[len(matches)-1]
+	return cachedCRDs("GATEWAY_API_CRDS", "gateway-api", "no Gateway API CRDs: run `make gateway-api-crds` (make test does)")
 }
 
 // prometheusOperatorCRDs is the folder of the ServiceMonitor CRD that `make prometheus-operator-crds`
-// fetches: PROMETHEUS_OPERATOR_CRDS, as make test sets it, or the newest cached release.
+// fetches.
 func prometheusOperatorCRDs() string {
-	if dir := os.Getenv("PROMETHEUS_OPERATOR_CRDS"); dir != "" {
+	return cachedCRDs("PROMETHEUS_OPERATOR_CRDS", "prometheus-operator",
+		"no ServiceMonitor CRD: run `make prometheus-operator-crds` (make test does)")
+}
+
+// cachedCRDs is the folder named by the variable env, as make test sets it, or else the newest
+// release cached under ~/.cache/webapp-operator/<cache>/<version>/crds, for runs from an IDE; it
+// fails the suite with missing when there is none.
+func cachedCRDs(env, cache, missing string) string {
+	if dir := os.Getenv(env); dir != "" {
 		return dir
 	}
 	home, _ := os.UserHomeDir()
-	matches, _ := filepath.Glob(filepath.Join(home, ".cache", "webapp-operator", "prometheus-operator", "*", "crds"))
+	matches, _ := filepath.Glob(filepath.Join(home, ".cache", "webapp-operator", cache, "*", "crds"))
 	if len(matches) == 0 {
-		Fail("no ServiceMonitor CRD: run `make prometheus-operator-crds` (make test does)")
+		Fail(missing)
 	}
 	return matches[len(matches)-1]
 }
