@@ -19,9 +19,7 @@ if [ -s "$DEST/httproutes.yaml" ]; then echo "$DEST"; exit 0; fi
 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-printf 'module gateway-api-crds\n\ngo 1.26\n' >"$WORK/go.mod"
-src=$(cd "$WORK" && GOWORK=off go mod download -json "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION" |
-  sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+src=$(module_dir "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION")
 [ -d "$src/config/crd/standard" ] || die "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION has no config/crd/standard"
 # Written to a temporary folder and renamed: a run interrupted half-way leaves no partial set behind.
 mkdir -p "$WORK/crds" "$(dirname "$DEST")"

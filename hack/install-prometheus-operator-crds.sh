@@ -21,9 +21,7 @@ if [ -s "$DEST/servicemonitors.yaml" ]; then echo "$DEST"; exit 0; fi
 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-printf 'module prometheus-operator-crds\n\ngo 1.26\n' >"$WORK/go.mod"
-src=$(cd "$WORK" && GOWORK=off go mod download -json "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION" |
-  sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+src=$(module_dir "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION")
 crd="$src/example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml"
 [ -s "$crd" ] || die "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION has no $crd"
 # Written to a temporary folder and renamed: a run interrupted half-way leaves nothing partial behind.
