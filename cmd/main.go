@@ -45,6 +45,7 @@ var version = "dev"
 func main() {
 	var (
 		metricsAddr, probeAddr, leaderNS   string
+		pprofAddr                          string
 		secureMetrics, enableHTTP2, leader bool
 		serviceMonitor                     bool
 		maxConcurrent                      int
@@ -56,6 +57,8 @@ func main() {
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "0",
 		"The address the metrics endpoint binds to. Use :8443 for HTTPS or :8080 for HTTP; 0 disables it.")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "The address the probe endpoint binds to.")
+	flag.StringVar(&pprofAddr, "pprof-bind-address", "0",
+		"The address Go's profiles (/debug/pprof/) are served on, without authentication; \"0\" disables them.")
 	flag.BoolVar(&leader, "leader-elect", false,
 		"Enable leader election, so that only one replica of the operator reconciles at a time.")
 	flag.StringVar(&leaderNS, "leader-elect-namespace", "",
@@ -105,6 +108,7 @@ func main() {
 		MaxConcurrentReconciles: maxConcurrent,
 		Metrics:                 metrics,
 		HealthProbeBindAddress:  probeAddr,
+		PprofBindAddress:        pprofAddr,
 		CacheFailureTolerance:   cacheFailureTolerance,
 		LeaderElection:          leader,
 		LeaderElectionNamespace: leaderNS,

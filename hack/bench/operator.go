@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -18,6 +20,7 @@ import (
 type operatorProc struct {
 	*framework.Process
 	metricsURL string
+	pprofURL   string
 	started    time.Time
 }
 
@@ -38,19 +41,25 @@ func startOperator(ctx context.Context, bin, kubeconfig, logPath string, s opera
 	if err != nil {
 		return nil, err
 	}
+	pprofPort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
 	started := time.Now()
 	// GOMEMLIMIT is cleared so that the operator derives it from MEMORY_LIMIT, as in its container.
 	env := []string{"KUBECONFIG=" + kubeconfig, "GOMEMLIMIT=", "MEMORY_LIMIT=" + strconv.FormatUint(s.MemoryLimit, 10)}
 	ch, err := framework.StartProcess("operator", logPath, env, bin,
 		"--metrics-bind-address=127.0.0.1:"+strconv.Itoa(metricsPort), "--metrics-secure=false",
 		"--health-probe-bind-address=127.0.0.1:"+strconv.Itoa(probePort),
+		"--pprof-bind-address=127.0.0.1:"+strconv.Itoa(pprofPort),
 		"--max-concurrent-reconciles="+strconv.Itoa(s.Concurrency),
 		"--kube-api-qps="+strconv.Itoa(s.QPS), "--kube-api-burst="+strconv.Itoa(s.Burst))
 	if err != nil {
 		return nil, err
 	}
 	op := &operatorProc{Process: ch, started: started,
-		metricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)}
+		metricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort),
+		pprofURL:   fmt.Sprintf("http://127.0.0.1:%d/debug/pprof", pprofPort)}
 	readyz := fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort)
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
 		if gone, err := ch.Exited(); gone {
@@ -82,6 +91,28 @@ func (o *operatorProc) scrape() (metricSet, error) {
 	}
 	s, err := parseMetrics(resp.Body)
 	return metricSet(s), err
+}
+
+// saveHeap writes the operator's heap profile, taken right after a garbage collection, to path:
+// `go tool pprof -sample_index=inuse_space -top bin/manager <path>` then says what holds its memory.
+func (o *operatorProc) saveHeap(path string) error {
+	resp, err := http.Get(o.pprofURL + "/heap?gc=1")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("heap profile: %s", resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // snapshot is the operator's counters and /proc figures at one moment.
@@ -156,4 +187,9 @@ func zeroSnapshot(at time.Time) snapshot {
 
 func operatorLog(dir string, run string, n int) string {
 	return filepath.Join(dir, fmt.Sprintf("operator-%s-%d.log", run, n))
+}
+
+// heapProfile is where a run's heap profile after a scenario is kept.
+func heapProfile(dir string, run string, scenario string) string {
+	return filepath.Join(dir, fmt.Sprintf("heap-%s-%s.pb.gz", run, scenario))
 }

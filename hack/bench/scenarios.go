@@ -157,6 +157,9 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 		return fail("create", err)
 	}
 	step("[%s]    all Ready in %s", tag, res.Create.Total.Round(time.Millisecond))
+	if path := heapProfile(h.opts.StateDir, tag, "after-create"); op.saveHeap(path) == nil {
+		step("[%s]    heap profile after create: %s", tag, path)
+	}
 
 	// 2a. steady state: nothing changes, so the operator must not write.
 	step("[%s] 2. steady state for %s", tag, h.opts.Steady)

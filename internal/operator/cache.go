@@ -15,7 +15,7 @@ import (
 // carry our labels, so the operator's memory does not grow with unrelated workloads in the cluster.
 // Pods and WebApps are kept in the cache only with the fields the operator reads: pods are as many
 // as replicas, and most of a pod (its spec, its managed fields) is of no use here. The children keep
-// their managed fields, which the no-op check reads.
+// the operator's own managed fields, which the no-op check reads, and no one else's.
 // A kind the cluster does not serve (unserved, by Child.Kind) is left out.
 func cacheOptions(namespaces []string, unserved map[string]bool) cache.Options {
 	opts := cache.Options{ByObject: map[client.Object]cache.ByObject{
@@ -24,7 +24,7 @@ func cacheOptions(namespaces []string, unserved map[string]bool) cache.Options {
 	}}
 	for _, child := range resources.All {
 		if !unserved[child.Kind()] {
-			opts.ByObject[child.New()] = cache.ByObject{Label: child.CacheSelector()}
+			opts.ByObject[child.New()] = cache.ByObject{Label: child.CacheSelector(), Transform: trimChild}
 		}
 	}
 	// Every ConfigMap and Secret of the namespaces, as its identity alone (controller/config.go).
@@ -57,6 +57,26 @@ func trimToIdentity(obj any) (any, error) {
 	case *corev1.ConfigMap:
 		return &corev1.ConfigMap{TypeMeta: o.TypeMeta, ObjectMeta: identity(o.ObjectMeta)}, nil
 	}
+	return obj, nil
+}
+
+// trimChild keeps, of a child's managed fields, the operator's own entries: the no-op check and the
+// handover read only those (resources.Child.Owned). The others are dropped: on a Deployment, the
+// controller manager's entry for its status and revision annotation, which is rewritten on every
+// rollout, is often as large as the operator's.
+func trimChild(obj any) (any, error) {
+	o, ok := obj.(metav1.Object)
+	if !ok {
+		return obj, nil
+	}
+	// a new slice: one that shared the decoded array would keep the dropped entries alive
+	var kept []metav1.ManagedFieldsEntry
+	for _, mf := range o.GetManagedFields() {
+		if mf.Manager == resources.FieldOwner {
+			kept = append(kept, mf)
+		}
+	}
+	o.SetManagedFields(kept)
 	return obj, nil
 }
 

@@ -48,6 +48,8 @@ type Options struct {
 	Metrics metricsserver.Options
 	// HealthProbeBindAddress serves /healthz and /readyz; "0" disables it.
 	HealthProbeBindAddress string
+	// PprofBindAddress serves Go's profiles (net/http/pprof); "" or "0" disables it.
+	PprofBindAddress string
 	// CacheFailureTolerance is how long an informer may keep failing to list or watch before the
 	// liveness probe fails (0: DefaultCacheFailureTolerance).
 	CacheFailureTolerance time.Duration
@@ -103,6 +105,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		Client:                  client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		Metrics:                 opts.Metrics,
 		HealthProbeBindAddress:  opts.HealthProbeBindAddress,
+		PprofBindAddress:        opts.PprofBindAddress,
 		LeaderElection:          opts.LeaderElection,
 		LeaderElectionID:        LeaderElectionID,
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,

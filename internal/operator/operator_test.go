@@ -4,10 +4,12 @@ import (
 	"reflect"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
 
 	"github.com/webapp-operator/webapp-operator/internal/resources"
 )
@@ -65,6 +67,9 @@ func TestCacheIsScopedToOurChildrenAndNamespaces(t *testing.T) {
 			if !children[reflect.TypeOf(obj)] {
 				t.Errorf("unexpected cache scoping for %T", obj)
 			}
+		}
+		if by.Transform == nil {
+			t.Errorf("%T: no transform; every cached kind is trimmed", obj)
 		}
 		if by.Label == nil || !by.Label.Matches(want) || by.Label.Matches(notWant) || by.Label.Matches(labels.Set{}) {
 			t.Errorf("%T cache selector %v does not select exactly our objects", obj, by.Label)
@@ -140,5 +145,50 @@ func TestTrimToIdentityKeepsNoSecretData(t *testing.T) {
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("trimToIdentity(%T):\n got %+v\nwant %+v", tc.in, got, tc.want)
 		}
+	}
+}
+
+// The cache keeps the operator's own managed fields, so the no-op check reads the same owned fields
+// as from the live object, and drops the other managers', which it never reads.
+func TestTrimChildKeepsOnlyTheOperatorsManagedFields(t *testing.T) {
+	entry := func(manager string, op metav1.ManagedFieldsOperationType, sub, fields string) metav1.ManagedFieldsEntry {
+		return metav1.ManagedFieldsEntry{Manager: manager, Operation: op, APIVersion: "apps/v1", Subresource: sub,
+			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(fields)}
+	}
+	ours := entry(resources.FieldOwner, metav1.ManagedFieldsOperationApply, "",
+		`{"f:spec":{"f:replicas":{},"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"app\"}":{".":{},"f:image":{},"f:name":{}}}}}}}`)
+	live := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "team-a", ManagedFields: []metav1.ManagedFieldsEntry{
+			entry("kube-controller-manager", metav1.ManagedFieldsOperationUpdate, "status",
+				`{"f:status":{"f:replicas":{},"f:conditions":{}}}`),
+			ours,
+			entry(resources.HandoverFieldOwner, metav1.ManagedFieldsOperationApply, "", `{"f:spec":{"f:replicas":{}}}`),
+			entry("kubectl-edit", metav1.ManagedFieldsOperationUpdate, "", `{"f:spec":{"f:paused":{}}}`),
+		}},
+		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](2), Paused: true, Template: corev1.PodTemplateSpec{
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "shop:v1"}}}}},
+		Status: appsv1.DeploymentStatus{Replicas: 2},
+	}
+	before, err := resources.Deployment.Owned(live.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := trimChild(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := got.(*appsv1.Deployment)
+	if !reflect.DeepEqual(d.ManagedFields, []metav1.ManagedFieldsEntry{ours}) {
+		t.Errorf("managed fields after trimChild: %+v, want the operator's entry alone", d.ManagedFields)
+	}
+	after, err := resources.Deployment.Owned(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(before, after) {
+		t.Errorf("the owned fields changed:\nbefore %+v\n after %+v", before, after)
+	}
+	if !d.Spec.Paused || d.Status.Replicas != 2 {
+		t.Errorf("trimChild changed the object itself: %+v", d)
 	}
 }
