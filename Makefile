@@ -41,6 +41,9 @@ SHELL = /usr/bin/env bash -o pipefail
 GO_PACKAGES := ./... ./hack/... ./test/...
 # What `make test` runs: everything but the suites that need the local cluster (make test-e2e, test-olm)
 # and the fault suite, which takes minutes of outages (make test-faults).
+# A hash of the files outside the test module that tests build or read (test/framework/cachekey.go):
+# go test's cache keys their results on it, since it does not look at files outside a test's module.
+SOURCE_TREE_ID = find api cmd internal config bundle go.mod go.sum -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16
 TEST_PACKAGES = $$(go list $(GO_PACKAGES) | grep -v -e /test/e2e -e /test/olm -e /test/faults)
 
 .PHONY: all
@@ -76,7 +79,7 @@ vet: ## Run go vet on every module.
 test: manifests generate fmt vet envtest-assets gateway-api-crds prometheus-operator-crds scorecard-test ## Run unit, bundle and integration (envtest) tests.
 	KUBEBUILDER_ASSETS="$$($(MAKE) -s envtest-assets)" SCORECARD_TEST=$(SCORECARD_TEST) \
 		GATEWAY_API_CRDS="$$($(MAKE) -s gateway-api-crds)" PROMETHEUS_OPERATOR_CRDS="$$($(MAKE) -s prometheus-operator-crds)" \
-		go test $(TEST_PACKAGES) -coverprofile cover.out
+		SOURCE_TREE_ID="$$($(SOURCE_TREE_ID))" go test $(TEST_PACKAGES) -coverprofile cover.out
 	@# its own module, outside go.work (docs/observability.md says why)
 	cd test/promql && GOWORK=off go test ./...
 

@@ -22,6 +22,7 @@ import (
 
 	"github.com/webapp-operator/webapp-operator/internal/operator"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
+	"github.com/webapp-operator/webapp-operator/test/framework"
 )
 
 const bundleDir = "../../bundle"
@@ -78,6 +79,7 @@ func TestBundleIsValid(t *testing.T) {
 
 func loadCSV(t *testing.T) *operatorsv1alpha1.ClusterServiceVersion {
 	t.Helper()
+	framework.KeyCacheOnSources() // bundle/ is outside the test module
 	data, err := os.ReadFile(filepath.Join(bundleDir, "manifests", "webapp-operator.clusterserviceversion.yaml"))
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ func BuildOperator(dir string) (string, error) {
 	if out, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building the operator: %v\n%s", err, out)
 	}
+	KeyCacheOnSources()
 	return bin, nil
 }
 
