@@ -46,7 +46,11 @@ func auditArgs(dir string) (map[string]string, string, error) {
 		return nil, "", err
 	}
 	log := filepath.Join(dir, "audit.log")
-	return map[string]string{"audit-policy-file": policy, "audit-log-path": log}, log, nil
+	// The API server rotates its audit log at --audit-log-maxsize, which means 100 MB when it is 0:
+	// N=5,000 writes more than that, and the reader, which follows the file by offset, then read
+	// the new file from the middle of a line. 1 TB is never reached.
+	return map[string]string{"audit-policy-file": policy, "audit-log-path": log, "audit-log-maxsize": "1000000"},
+		log, nil
 }
 
 // auditEvent is the part of an audit.k8s.io/v1 Event the breakdown reads.
