@@ -41,9 +41,9 @@ SHELL = /usr/bin/env bash -o pipefail
 GO_PACKAGES := ./... ./hack/... ./test/...
 # What `make test` runs: everything but the suites that need the local cluster (make test-e2e, test-olm)
 # and the fault suite, which takes minutes of outages (make test-faults).
-# A hash of the files outside the test module that tests build or read (test/framework/cachekey.go):
+# A hash of the files outside the test modules that tests build or read (test/framework/cachekey.go):
 # go test's cache keys their results on it, since it does not look at files outside a test's module.
-SOURCE_TREE_ID = find api cmd internal config bundle go.mod go.sum -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16
+SOURCE_TREE_ID = find api cmd internal config bundle docs go.mod go.sum -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16
 TEST_PACKAGES = $$(go list $(GO_PACKAGES) | grep -v -e /test/e2e -e /test/olm -e /test/faults)
 
 .PHONY: all
@@ -81,7 +81,7 @@ test: manifests generate fmt vet envtest-assets gateway-api-crds prometheus-oper
 		GATEWAY_API_CRDS="$$($(MAKE) -s gateway-api-crds)" PROMETHEUS_OPERATOR_CRDS="$$($(MAKE) -s prometheus-operator-crds)" \
 		SOURCE_TREE_ID="$$($(SOURCE_TREE_ID))" go test $(TEST_PACKAGES) -coverprofile cover.out
 	@# its own module, outside go.work (docs/observability.md says why)
-	cd test/promql && GOWORK=off go test ./...
+	cd test/promql && SOURCE_TREE_ID="$$(cd ../.. && $(SOURCE_TREE_ID))" GOWORK=off go test ./...
 
 # 20 runs of the envtest suite in a row must pass: the proof that it does not flake.
 TEST_REPEAT ?= 20

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	webappstatus "github.com/webapp-operator/webapp-operator/internal/status"
+	"github.com/webapp-operator/webapp-operator/test/framework"
 )
 
 // argoHealth is the Argo CD health status that each kstatus verdict must read as.
@@ -21,6 +22,7 @@ var argoHealth = map[string]string{"Current": "Healthy", "InProgress": "Progress
 // numbers), and a table {status, message} as the result.
 func runHealthCheck(t *testing.T, u *unstructured.Unstructured) (status, message string) {
 	t.Helper()
+	framework.KeyCacheOnSources() // config/ is outside the test module
 	script, err := os.ReadFile(filepath.Join("..", "..", "config", "argocd", "health.lua"))
 	if err != nil {
 		t.Fatal(err)

@@ -27,6 +27,7 @@ import (
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
 	webappstatus "github.com/webapp-operator/webapp-operator/internal/status"
+	"github.com/webapp-operator/webapp-operator/test/framework"
 )
 
 // row is one line of the reasons table in docs/conditions.md.
@@ -36,6 +37,7 @@ type row struct {
 
 func readTable(t *testing.T) map[string]row {
 	t.Helper()
+	framework.KeyCacheOnSources() // docs/ is outside the test module
 	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "conditions.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -159,6 +161,7 @@ func TestEveryReasonIsDocumentedOnce(t *testing.T) {
 			t.Errorf("docs/conditions.md documents %s, which the operator never reports", r)
 		}
 	}
+	framework.KeyCacheOnSources()
 	data, _ := os.ReadFile(filepath.Join("..", "..", "docs", "conditions.md"))
 	for _, r := range webappstatus.AvailableReasons {
 		if !strings.Contains(string(data), "`"+r+"`") {
@@ -216,6 +219,7 @@ func TestKstatusWaitsForTheCurrentGeneration(t *testing.T) {
 // The Autoscaling condition has a table of its own (of four columns, not read as Ready reasons):
 // every reason in it, documented once, and an app whose autoscaler cannot scale is still Current.
 func TestAutoscalingReasonsAreDocumentedAndNeverFailTheApp(t *testing.T) {
+	framework.KeyCacheOnSources() // docs/ is outside the test module
 	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "conditions.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 
 // ReadWebApp decodes the WebApp in a YAML or JSON file, such as config/samples/apps_v1alpha1_webapp.yaml.
 func ReadWebApp(path string) (*webappv1.WebApp, error) {
+	KeyCacheOnSources() // the samples are in config/ and bundle/
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -33,6 +34,7 @@ func SampleFromBundle(bundleDir string) (*webappv1.WebApp, error) {
 	if err != nil || len(paths) != 1 {
 		return nil, fmt.Errorf("want one CSV in %s/manifests, found %d (%v)", bundleDir, len(paths), err)
 	}
+	KeyCacheOnSources()
 	data, err := os.ReadFile(paths[0])
 	if err != nil {
 		return nil, err

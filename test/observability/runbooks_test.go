@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/webapp-operator/webapp-operator/test/framework"
 )
 
 const (
@@ -30,6 +32,7 @@ type rule struct {
 // loadRules reads the rules of the PrometheusRule.
 func loadRules(t *testing.T) []rule {
 	t.Helper()
+	framework.KeyCacheOnSources() // config/ and docs/ are outside the test module
 	data, err := os.ReadFile(alertsFile)
 	if err != nil {
 		t.Fatal(err)
@@ -74,6 +77,7 @@ func TestEveryAlertHasARunbookAndEveryRunbookAnAlert(t *testing.T) {
 		if want := runbookBase + r.Alert + ".md"; r.Annotations["runbook_url"] != want {
 			t.Errorf("alert %s: runbook_url %q, want %q", r.Alert, r.Annotations["runbook_url"], want)
 		}
+		framework.KeyCacheOnSources()
 		data, err := os.ReadFile(filepath.Join(runbookDir, r.Alert+".md"))
 		if err != nil {
 			t.Errorf("alert %s has no runbook: %v", r.Alert, err)
