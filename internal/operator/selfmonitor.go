@@ -3,6 +3,7 @@ package operator
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -106,7 +107,7 @@ func selfServiceMonitor(svc *corev1.Service) (*unstructured.Unstructured, error)
 	u.SetGroupVersionKind(resources.ServiceMonitorGVK)
 	u.SetNamespace(svc.Namespace)
 	u.SetName(strings.TrimSuffix(svc.Name, "-service") + "-monitor")
-	u.SetLabels(map[string]string{"control-plane": "controller-manager", "app.kubernetes.io/name": "webapp-operator"})
+	u.SetLabels(maps.Clone(metricsServiceLabels)) // the operator's own labels, as config/default gives them
 	u.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "v1", Kind: "Service", Name: svc.Name, UID: svc.UID}})
 	return u, nil
 }
