@@ -42,7 +42,7 @@ type options struct {
 	StateDir                             string
 	K8sVersion, EtcdVersion, KwokVersion string
 	Commit                               string
-	Ceiling                              bool
+	Ceiling, Floor                       bool
 	// Features are the sets of optional children to sweep (features.go); Replicas the WebApps' replicas.
 	Features []featureSet
 	Replicas int
@@ -71,6 +71,7 @@ func main() {
 	flag.DurationVar(&opts.Timeout, "timeout", 15*time.Minute, "give up a scenario after this long")
 	flag.IntVar(&opts.Workers, "workers", 16, "parallel requests of the harness's own client")
 	flag.BoolVar(&opts.Ceiling, "ceiling", true, "time the same objects created without the operator")
+	flag.BoolVar(&opts.Floor, "floor", true, "time them with their WebApps, status and event, without the operator")
 	flag.StringVar(&opts.Manager, "manager", "bin/manager", "the operator binary")
 	flag.StringVar(&opts.Kwok, "kwok", "", "the kwok binary (hack/install-kwok.sh)")
 	flag.StringVar(&opts.Assets, "assets", os.Getenv("KUBEBUILDER_ASSETS"),
@@ -136,7 +137,7 @@ func run(ctx context.Context, opts options) (int, error) {
 		_ = os.RemoveAll(filepath.Join(opts.StateDir, "etcd"))
 		_ = os.Remove(filepath.Join(opts.StateDir, "audit.log"))
 	}()
-	rep := report{Env: environment(opts), Ceilings: map[int]phase{}, MemoryLimit: opts.MemoryLimit}
+	rep := report{Env: environment(opts), Ceilings: map[int]phase{}, Floors: map[int]phase{}, MemoryLimit: opts.MemoryLimit}
 	rep.Env = append(rep.Env, "load average (1/5/15 min) at start: "+loadAverage())
 	began := time.Now()
 
@@ -162,6 +163,14 @@ func run(ctx context.Context, opts options) (int, error) {
 					return
 				}
 				rep.Ceilings[n] = ph
+			}
+			if _, done := rep.Floors[n]; opts.Floor && !done && runErr == nil {
+				ph, err := h.floor(ctx, n)
+				if err != nil {
+					runErr = err
+					return
+				}
+				rep.Floors[n] = ph
 			}
 			for _, cc := range concs {
 				for _, q := range qpss {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -101,6 +102,7 @@ type report struct {
 	Env         []string
 	MemoryLimit uint64
 	Ceilings    map[int]phase
+	Floors      map[int]phase // see floor.go
 	Results     []runResult
 	Unrelated   time.Duration // how long creating the unrelated objects took
 }
@@ -118,7 +120,7 @@ func (r report) String() string {
 	key := []string{"N", "conc", "qps/burst", "unrelated", "features"}
 
 	lat := table{head: append(append([]string{}, key...), "create p50", "p95", "max", "total", "ceiling", "ratio",
-		"image p50", "p95", "max", "total", "delete total")}
+		"floor", "to floor", "image p50", "p95", "max", "total", "delete total")}
 	steady := table{head: append(append([]string{}, key...), "steady window", "writes", "reconciles/s",
 		"resync time", "resync reconciles", "reconciles/s", "writes")}
 	res := table{head: append(append([]string{}, key...), "create CPU", "steady CPU", "resync CPU", "image CPU",
@@ -146,8 +148,12 @@ func (r report) String() string {
 		if ok {
 			ceil, rat = secs(c.Total), ratio(x.Create.Total, c.Total)
 		}
+		fl, flRat := "-", "-"
+		if f, ok := r.Floors[x.Spec.N]; ok {
+			fl, flRat = secs(f.Total), ratio(x.Create.Total, f.Total)
+		}
 		lat.add(append(k, secs(x.Create.Latency.P50), secs(x.Create.Latency.P95), secs(x.Create.Latency.Max),
-			secs(x.Create.Total), ceil, rat, secs(x.Update.Latency.P50), secs(x.Update.Latency.P95),
+			secs(x.Create.Total), ceil, rat, fl, flRat, secs(x.Update.Latency.P50), secs(x.Update.Latency.P95),
 			secs(x.Update.Latency.Max), secs(x.Update.Total), secs(x.Delete.Total))...)
 		steady.add(append(k, secs(x.Steady.Elapsed), count(writes(x.Steady.Requests)),
 			rate(x.Steady.Reconciles, x.Steady.Elapsed), secs(x.Resync.Total), count(x.Resync.Reconciles),
@@ -174,7 +180,8 @@ func (r report) String() string {
 		title string
 		t     table
 	}{
-		{"Latency (scenarios 1, 3, 4; ceiling = the same Deployments and Services created directly)", lat},
+		{"Latency (scenarios 1, 3, 4; ceiling = the same Deployments and Services created directly; floor = " +
+			"those with their WebApps, one status patch and one event each, all from the harness)", lat},
 		{"Steady state and forced resync (scenario 2; writes must be 0)", steady},
 		{"Operator CPU time and memory (the resync restarts it: the 2nd process runs resync, image, delete)", res},
 		{"Operator API requests by HTTP method (rest_client_requests_total; GET includes list and watch)", reqs},
@@ -182,6 +189,9 @@ func (r report) String() string {
 			paths},
 	} {
 		fmt.Fprintf(&b, "\n### %s\n\n%s", s.title, s.t)
+	}
+	if bounds := r.boundsTable(); len(bounds.rows) > 0 {
+		fmt.Fprintf(&b, "\n### Ceiling and floor (no operator running)\n\n%s", bounds)
 	}
 	if cost := r.costTable(); len(cost.rows) > 0 {
 		fmt.Fprintf(&b, "\n### Extra cost per WebApp of each optional child (against the base run of the same N, "+
@@ -192,6 +202,44 @@ func (r report) String() string {
 		fmt.Fprintf(&b, "\nCreating the unrelated Deployments and Services took %s.\n", secs(r.Unrelated))
 	}
 	return b.String()
+}
+
+// boundsTable gives, for each N, the ceiling and the floor side by side: the floor over the ceiling
+// is what the requests the operator cannot do without cost the control plane.
+func (r report) boundsTable() table {
+	t := table{head: []string{"N", "ceiling p50", "ceiling total", "floor p50", "floor total", "floor / ceiling"}}
+	var ns []int
+	for n := range r.Ceilings {
+		ns = append(ns, n)
+	}
+	for n := range r.Floors {
+		if _, ok := r.Ceilings[n]; !ok {
+			ns = append(ns, n)
+		}
+	}
+	slices.Sort(ns)
+	for _, n := range ns {
+		row := []string{fmt.Sprint(n), "-", "-", "-", "-", "-"}
+		c, hasC := r.Ceilings[n]
+		f, hasF := r.Floors[n]
+		p50 := func(p phase) string {
+			if p.Latency.Count == 0 {
+				return "-"
+			}
+			return secs(p.Latency.P50)
+		}
+		if hasC {
+			row[1], row[2] = p50(c), secs(c.Total)
+		}
+		if hasF {
+			row[3], row[4] = p50(f), secs(f.Total)
+		}
+		if hasC && hasF {
+			row[5] = ratio(f.Total, c.Total)
+		}
+		t.add(row...)
+	}
+	return t
 }
 
 // environment describes the machine and the versions, for the report.

@@ -53,6 +53,7 @@ func TestFailures(t *testing.T) {
 func TestReportMarksFailures(t *testing.T) {
 	r := report{
 		Ceilings: map[int]phase{100: {Total: 2 * time.Second}},
+		Floors:   map[int]phase{100: {Total: 4 * time.Second}},
 		Results: []runResult{{
 			Spec:   runSpec{N: 100, Concurrency: 4, QPS: 50, Burst: 100},
 			Create: phase{Total: 5 * time.Second, ByReason: map[string]float64{"patch deployments": 200, "get services": 50}},
@@ -60,7 +61,8 @@ func TestReportMarksFailures(t *testing.T) {
 		}},
 	}
 	out := r.String()
-	for _, want := range []string{"FAILED: 2 writes in steady state", "2.50×", "| 2 steady | 0   | 0    | 0   | 2     |",
+	for _, want := range []string{"FAILED: 2 writes in steady state", "| 2.00 s  | 2.50×  | 4.00 s | 1.25×    |",
+		"| 100 | -           | 2.00 s        | -         | 4.00 s      | 2.00×           |", "| 2 steady | 0   | 0    | 0   | 2     |",
 		"| 1 create | patch deployments                        | 200   | 2.00       |"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
