@@ -77,8 +77,8 @@ const benchGateway = "bench-gateway"
 // "pdb" switches it off, so that the base (and each other feature) is measured without it whatever
 // the replicas. The autoscaler's minimum is one replica, so that with no metrics API (the bench has
 // none) the HorizontalPodAutoscaler controller leaves the Deployment as the operator created it.
-func webAppSpec(name, image string, replicas int32, f featureSet) webappv1.WebAppSpec {
-	spec := webappv1.WebAppSpec{Image: image, Replicas: ptr.To(replicas)}
+func webAppSpec(name string, replicas int32, f featureSet) webappv1.WebAppSpec {
+	spec := webappv1.WebAppSpec{Image: imageV1, Replicas: ptr.To(replicas)}
 	if !f.has("pdb") {
 		spec.DisruptionBudget = &webappv1.DisruptionBudget{Enabled: ptr.To(false)}
 	}

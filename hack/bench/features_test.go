@@ -29,13 +29,13 @@ func TestParseFeatureSets(t *testing.T) {
 }
 
 func TestWebAppSpec(t *testing.T) {
-	base := webAppSpec("a", imageV1, 2, nil)
+	base := webAppSpec("a", 2, nil)
 	if base.DisruptionBudget == nil || ptr.Deref(base.DisruptionBudget.Enabled, true) || base.Autoscaling != nil ||
 		base.NetworkPolicy != nil || base.Ingress != nil || base.Route != nil {
 		t.Errorf("the base spec has optional children: %+v", base)
 	}
 	all, _ := parseFeatureSets("all")
-	spec := webAppSpec("a", imageV1, 2, all[0])
+	spec := webAppSpec("a", 2, all[0])
 	if spec.DisruptionBudget != nil || spec.Autoscaling == nil || spec.Autoscaling.MaxReplicas != 4 ||
 		spec.NetworkPolicy == nil || spec.Ingress == nil || spec.Route == nil ||
 		spec.Route.ParentRefs[0].Name != benchGateway {

@@ -98,7 +98,7 @@ func (h *harness) floor(ctx context.Context, n int) (phase, error) {
 func (h *harness) createWithChildren(ctx context.Context, key string, created *sync.Map) error {
 	ns, name := splitKey(key)
 	app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: webAppSpec(name, imageV1, 1, nil)}
+		Spec: webAppSpec(name, 1, nil)}
 	if err := retry(ctx, func() error { return h.cl.Create(ctx, app) }); err != nil {
 		return err
 	}

@@ -143,13 +143,15 @@ func (r report) String() string {
 		if x.Err != nil {
 			continue
 		}
-		c, ok := r.Ceilings[x.Spec.N]
+		// The ceiling and the floor are WebApps of 1 replica with no optional child: other runs
+		// create more objects, so no ratio to them means anything.
+		same := len(x.Spec.Features) == 0 && x.Spec.replicas() == 1
 		ceil, rat := "-", "-"
-		if ok {
+		if c, ok := r.Ceilings[x.Spec.N]; ok && same {
 			ceil, rat = secs(c.Total), ratio(x.Create.Total, c.Total)
 		}
 		fl, flRat := "-", "-"
-		if f, ok := r.Floors[x.Spec.N]; ok {
+		if f, ok := r.Floors[x.Spec.N]; ok && same {
 			fl, flRat = secs(f.Total), ratio(x.Create.Total, f.Total)
 		}
 		lat.add(append(k, secs(x.Create.Latency.P50), secs(x.Create.Latency.P95), secs(x.Create.Latency.Max),

@@ -60,9 +60,16 @@ func TestReportMarksFailures(t *testing.T) {
 			Steady: phase{Requests: map[string]float64{"PATCH": 2}, Elapsed: time.Minute},
 		}},
 	}
+	withChildren := r.Results[0]
+	withChildren.Spec.Features = featureSet{"pdb"}
+	r.Results = append(r.Results, withChildren)
 	out := r.String()
+	if !strings.Contains(out, "| 5.00 s | -       | -      | -      | -        |") {
+		t.Errorf("a run with optional children is compared with the ceiling and the floor:\n%s", out)
+	}
 	for _, want := range []string{"FAILED: 2 writes in steady state", "| 2.00 s  | 2.50×  | 4.00 s | 1.25×    |",
-		"| 100 | -           | 2.00 s        | -         | 4.00 s      | 2.00×           |", "| 2 steady | 0   | 0    | 0   | 2     |",
+		"| 100 | -           | 2.00 s        | -         | 4.00 s      | 2.00×           |",
+		"| 2 steady | 0   | 0    | 0   | 2     |",
 		"| 1 create | patch deployments                        | 200   | 2.00       |"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)

@@ -149,7 +149,7 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 	create := func(ctx context.Context, key string) error {
 		ns, name := splitKey(key)
 		app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: webAppSpec(name, imageV1, spec.replicas(), spec.Features)}
+			Spec: webAppSpec(name, spec.replicas(), spec.Features)}
 		return retry(ctx, func() error { return h.cl.Create(ctx, app) })
 	}
 	var after snapshot
