@@ -73,9 +73,9 @@ func main() {
 		"Serve metrics over HTTPS with authentication and authorization (TokenReview/SubjectAccessReview).")
 	flag.BoolVar(&enableHTTP2, "enable-http2", false,
 		"Enable HTTP/2 for the metrics server (off by default: HTTP/2 Stream Cancellation and Rapid Reset CVEs).")
-	flag.IntVar(&maxConcurrent, "max-concurrent-reconciles", 4, "How many WebApps are reconciled in parallel.")
-	flag.Float64Var(&qps, "kube-api-qps", 50, "Sustained queries per second to the Kubernetes API server.")
-	flag.IntVar(&burst, "kube-api-burst", 100, "Burst of queries to the Kubernetes API server.")
+	flag.IntVar(&maxConcurrent, "max-concurrent-reconciles", 8, "How many WebApps are reconciled in parallel.")
+	flag.Float64Var(&qps, "kube-api-qps", 100, "Sustained queries per second to the Kubernetes API server.")
+	flag.IntVar(&burst, "kube-api-burst", 200, "Burst of queries to the Kubernetes API server.")
 	flag.BoolVar(&serviceMonitor, "metrics-service-monitor", true,
 		"Where the Prometheus Operator's ServiceMonitor CRD is served, apply a ServiceMonitor for the operator's "+
 			"metrics Service ("+operator.DefaultMetricsService+", in the operator's namespace).")

@@ -57,8 +57,8 @@ func main() {
 	var opts options
 	var n, conc, qps, memoryLimit, feats string
 	flag.StringVar(&n, "n", "100,1000", "numbers of WebApps, comma-separated (BENCH_N)")
-	flag.StringVar(&conc, "concurrency", "4", "--max-concurrent-reconciles values to sweep (BENCH_CONCURRENCY)")
-	flag.StringVar(&qps, "qps", "50", "--kube-api-qps values to sweep; burst is twice the QPS (BENCH_QPS)")
+	flag.StringVar(&conc, "concurrency", "8", "--max-concurrent-reconciles values to sweep (BENCH_CONCURRENCY)")
+	flag.StringVar(&qps, "qps", "100", "--kube-api-qps values to sweep; burst is twice the QPS (BENCH_QPS)")
 	flag.IntVar(&opts.Unrelated, "unrelated", 0,
 		"also rerun the first row with this many unrelated Deployments and as many Services (BENCH_UNRELATED)")
 	flag.IntVar(&opts.UnrelatedN, "unrelated-n", 0, "N of the unrelated run (default: the largest N)")
@@ -137,7 +137,8 @@ func run(ctx context.Context, opts options) (int, error) {
 		_ = os.RemoveAll(filepath.Join(opts.StateDir, "etcd"))
 		_ = os.Remove(filepath.Join(opts.StateDir, "audit.log"))
 	}()
-	rep := report{Env: environment(opts), Ceilings: map[int]phase{}, Floors: map[int]phase{}, MemoryLimit: opts.MemoryLimit}
+	rep := report{Env: environment(opts), Ceilings: map[int]phase{}, Floors: map[int]phase{},
+		MemoryLimit: opts.MemoryLimit}
 	rep.Env = append(rep.Env, "load average (1/5/15 min) at start: "+loadAverage())
 	began := time.Now()
 

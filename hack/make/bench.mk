@@ -3,8 +3,8 @@
 
 # Comma-separated values; every combination of N, concurrency and QPS is one run (burst = 2 x QPS).
 BENCH_N ?= 100,1000
-BENCH_CONCURRENCY ?= 4
-BENCH_QPS ?= 50
+BENCH_CONCURRENCY ?= 8
+BENCH_QPS ?= 100
 # > 0: rerun the largest N with this many unrelated Deployments and as many Services in the cluster.
 BENCH_UNRELATED ?= 0
 BENCH_STEADY ?= 2m
@@ -30,9 +30,9 @@ bench: ## Scale benchmark: builds the control plane, kwok and the manager if nee
 
 .PHONY: bench-smoke
 bench-smoke: ## The benchmark at N=100 with a 20 s steady state, to keep the harness working (about 1.5 min).
-	$(MAKE) bench BENCH_N=100 BENCH_CONCURRENCY=4 BENCH_QPS=50 BENCH_UNRELATED=0 BENCH_STEADY=20s
+	$(MAKE) bench BENCH_N=100 BENCH_CONCURRENCY=8 BENCH_QPS=100 BENCH_UNRELATED=0 BENCH_STEADY=20s
 
 .PHONY: bench-features
 bench-features: ## The extra cost per WebApp of each optional child: N=200, 2 replicas, one run per child (about 20 min).
-	$(MAKE) bench BENCH_N=200 BENCH_CONCURRENCY=4 BENCH_QPS=50 BENCH_UNRELATED=0 BENCH_STEADY=20s BENCH_REPLICAS=2 \
-		BENCH_FEATURES=base,pdb,hpa,networkpolicy,ingress,httproute,all BENCH_ARGS="-ceiling=false"
+	$(MAKE) bench BENCH_N=200 BENCH_CONCURRENCY=8 BENCH_QPS=100 BENCH_UNRELATED=0 BENCH_STEADY=20s BENCH_REPLICAS=2 \
+		BENCH_FEATURES=base,pdb,hpa,networkpolicy,ingress,httproute,all BENCH_ARGS="-ceiling=false -floor=false"
