@@ -81,11 +81,7 @@ func (h *harness) floor(ctx context.Context, n int) (phase, error) {
 	}
 	step("[floor]    all Ready in %s; cleaning up", total.Round(time.Millisecond))
 	start := time.Now()
-	err = parallel(ctx, h.opts.Workers, len(ks), func(ctx context.Context, i int) error {
-		ns, name := splitKey(ks[i])
-		app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-		return client.IgnoreNotFound(retry(ctx, func() error { return h.cl.Delete(ctx, app) }))
-	})
+	err = h.deleteWebApps(ctx, ks)
 	if err == nil {
 		_, err = h.waitGone(ctx, start, h.cluster.Check)
 	}

@@ -132,6 +132,15 @@ func transient(err error) bool {
 		apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err)
 }
 
+// deleteWebApps deletes the WebApps of ks; the garbage collector then deletes their children.
+func (h *harness) deleteWebApps(ctx context.Context, ks []string) error {
+	return parallel(ctx, h.opts.Workers, len(ks), func(ctx context.Context, i int) error {
+		ns, name := splitKey(ks[i])
+		app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		return client.IgnoreNotFound(retry(ctx, func() error { return h.cl.Delete(ctx, app) }))
+	})
+}
+
 // leftovers counts the bench WebApps and every object the operator's children consist of.
 func (h *harness) leftovers(ctx context.Context) (int, error) {
 	total := 0

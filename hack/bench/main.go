@@ -155,23 +155,23 @@ func run(ctx context.Context, opts options) (int, error) {
 		return 1, err
 	}
 	var runErr error
+	// The ceiling and the floor, each measured once per N, before the first run of that N.
+	bounds := []struct {
+		on      bool
+		got     map[int]phase
+		measure func(context.Context, int) (phase, error)
+	}{{opts.Ceiling, rep.Ceilings, h.ceiling}, {opts.Floor, rep.Floors, h.floor}}
 	matrix := func(unrelated int, ns []int, concs, qpss []int, feats []featureSet) {
 		for _, n := range ns {
-			if _, done := rep.Ceilings[n]; opts.Ceiling && !done && runErr == nil {
-				ph, err := h.ceiling(ctx, n)
-				if err != nil {
-					runErr = err
-					return
+			for _, b := range bounds {
+				if _, done := b.got[n]; b.on && !done && runErr == nil {
+					ph, err := b.measure(ctx, n)
+					if err != nil {
+						runErr = err
+						return
+					}
+					b.got[n] = ph
 				}
-				rep.Ceilings[n] = ph
-			}
-			if _, done := rep.Floors[n]; opts.Floor && !done && runErr == nil {
-				ph, err := h.floor(ctx, n)
-				if err != nil {
-					runErr = err
-					return
-				}
-				rep.Floors[n] = ph
 			}
 			for _, cc := range concs {
 				for _, q := range qpss {

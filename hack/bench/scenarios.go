@@ -229,11 +229,7 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 	// 4. delete every WebApp, until no child (Deployment, Service, pod) is left.
 	step("[%s] 4. delete %d WebApps", tag, spec.N)
 	start := time.Now()
-	err = parallel(ctx, h.opts.Workers, len(ks), func(ctx context.Context, i int) error {
-		ns, name := splitKey(ks[i])
-		app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-		return client.IgnoreNotFound(retry(ctx, func() error { return h.cl.Delete(ctx, app) }))
-	})
+	err = h.deleteWebApps(ctx, ks)
 	if err != nil {
 		return fail("delete", err)
 	}
