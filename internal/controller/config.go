@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -59,42 +58,38 @@ func ConfigMetadata() []*metav1.PartialObjectMetadata {
 // configRefIndex indexes WebApps by the ConfigMaps and Secrets their pods read (ConfigKey.String()).
 const configRefIndex = "webapp.configRefs"
 
-// indexConfigRefs is the index function of configRefIndex.
-func indexConfigRefs(obj client.Object) []string {
-	u, ok := obj.(*unstructured.Unstructured)
+// indexConfigRefs is the index function of configRefIndex on the WebApp informers (WebApps): a
+// WebApp's keys are its namespace and each reference's ConfigKey.String(), joined by a slash.
+func indexConfigRefs(obj any) ([]string, error) {
+	app, ok := obj.(*webappv1.WebApp)
 	if !ok {
-		return nil
-	}
-	app, err := decode(u)
-	if err != nil {
-		return nil // reported by its own pass, and it reads nothing until it decodes
+		return nil, nil // undecodable: reported by its own pass, and it reads nothing until it decodes
 	}
 	refs := resources.ConfigRefs(app)
 	keys := make([]string, len(refs))
 	for i, r := range refs {
-		keys[i] = r.String()
+		keys[i] = app.Namespace + "/" + r.String()
 	}
-	return keys
+	return keys, nil
 }
 
 // configToWebApps maps a ConfigMap or a Secret (kind) to the WebApps of its namespace that reference it.
 func (r *WebAppReconciler) configToWebApps(kind string) func(context.Context, client.Object) []reconcile.Request {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(webappv1.GroupVersion.WithKind("WebAppList"))
-		ref := resources.ConfigKey{Kind: kind, Name: obj.GetName()}.String()
-		if err := r.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{configRefIndex: ref}); err != nil {
-			logf.FromContext(ctx).Error(err, "listing the WebApps that reference an object", "object", ref,
+		key := resources.ConfigKey{Kind: kind, Name: obj.GetName()}
+		apps, err := r.WebApps.byConfigRef(obj.GetNamespace(), key.String())
+		if err != nil {
+			logf.FromContext(ctx).Error(err, "listing the WebApps that reference an object", "object", key.String(),
 				"namespace", obj.GetNamespace())
 			return nil
 		}
-		if len(list.Items) == 0 {
+		if len(apps) == 0 {
 			// no WebApp reads it (any more): its digest would only take memory
-			r.digests.forget(configObject{namespace: obj.GetNamespace(), ConfigKey: resources.ConfigKey{Kind: kind, Name: obj.GetName()}})
+			r.digests.forget(configObject{namespace: obj.GetNamespace(), ConfigKey: key})
 		}
-		out := make([]reconcile.Request, len(list.Items))
-		for i := range list.Items {
-			out[i] = reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])}
+		out := make([]reconcile.Request, len(apps))
+		for i, app := range apps {
+			out[i] = reconcile.Request{NamespacedName: app}
 		}
 		return out
 	}

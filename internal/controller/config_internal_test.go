@@ -9,7 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
@@ -29,10 +28,6 @@ func unstructuredWebApp(t *testing.T, ns, name string, spec webappv1.WebAppSpec)
 
 // A ConfigMap or Secret event is mapped to the WebApps of its namespace that read it, and to no other.
 func TestConfigToWebApps(t *testing.T) {
-	scheme := runtime.NewScheme()
-	if err := webappv1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
 	envFrom := func(cm, secret string) webappv1.WebAppSpec {
 		spec := webappv1.WebAppSpec{Image: "img"}
 		if cm != "" {
@@ -47,22 +42,20 @@ func TestConfigToWebApps(t *testing.T) {
 	// reports it
 	undecodable := unstructuredWebApp(t, "a", "undecodable", envFrom("shop", ""))
 	undecodable.Object["spec"].(map[string]any)["replicas"] = "many"
-	if keys := indexConfigRefs(undecodable); keys != nil {
+	if keys, _ := indexConfigRefs(CacheForm(undecodable)); keys != nil {
 		t.Errorf("an undecodable WebApp is indexed under %v", keys)
 	}
-	if keys := indexConfigRefs(unstructuredWebApp(t, "a", "shop", envFrom("shop", "token"))); !slices.Equal(keys,
-		[]string{"ConfigMap/shop", "Secret/token"}) {
+	if keys, _ := indexConfigRefs(CacheForm(unstructuredWebApp(t, "a", "shop", envFrom("shop", "token")))); !slices.Equal(keys,
+		[]string{"a/ConfigMap/shop", "a/Secret/token"}) {
 		t.Errorf("indexed under %v", keys)
 	}
-	cl := fake.NewClientBuilder().WithScheme(scheme).
-		WithIndex(NewWebAppObject(), configRefIndex, indexConfigRefs).
-		WithObjects(
-			unstructuredWebApp(t, "a", "shop", envFrom("shop", "token")),
-			unstructuredWebApp(t, "a", "blog", envFrom("shop", "")),
-			unstructuredWebApp(t, "a", "plain", envFrom("", "")),
-			unstructuredWebApp(t, "b", "shop", envFrom("shop", "")),
-		).Build()
-	r := &WebAppReconciler{Client: cl}
+	r := &WebAppReconciler{WebApps: syncedWebApps(t,
+		undecodable,
+		unstructuredWebApp(t, "a", "shop", envFrom("shop", "token")),
+		unstructuredWebApp(t, "a", "blog", envFrom("shop", "")),
+		unstructuredWebApp(t, "a", "plain", envFrom("", "")),
+		unstructuredWebApp(t, "b", "shop", envFrom("shop", "")),
+	)}
 	for _, tc := range []struct {
 		kind, ns, name string
 		want           []string

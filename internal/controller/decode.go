@@ -21,12 +21,13 @@ import (
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
-// The operator caches and watches WebApps as unstructured objects and decodes each one on its own.
-// A typed cache decodes the whole list at once: one WebApp that the API server admitted but the Go
-// types cannot hold (admitted by an older CRD, before a rule existed) would fail every list and
-// watch of WebApps, and stop the operator for every namespace. Here it fails only itself.
+// The operator lists and watches WebApps as unstructured objects and decodes each one on its own.
+// A typed informer decodes the whole list at once: one WebApp that the API server admitted but the
+// Go types cannot hold (admitted by an older CRD, before a rule existed) would fail every list and
+// watch of WebApps, and stop the operator for every namespace. Here it fails only itself; the cache
+// keeps the others as their Go type (webapps.go).
 
-// NewWebAppObject returns an empty WebApp in the form the operator caches it.
+// NewWebAppObject returns an empty WebApp in the form the operator lists and watches it.
 func NewWebAppObject() *unstructured.Unstructured {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(webappv1.GroupVersion.WithKind("WebApp"))
@@ -118,13 +119,7 @@ func decodeLeaf(value any, t reflect.Type, path string) (string, error) {
 // naming the field, without touching its children. If even that cannot be written, the log names it.
 func (r *WebAppReconciler) reportUndecodable(ctx context.Context, u *unstructured.Unstructured, decodeErr error) (ctrl.Result, error) {
 	log := logf.FromContext(ctx)
-	// A WebApp with only its metadata and its own (decodable) status: enough for events and status.
-	app := &webappv1.WebApp{}
-	app.Namespace, app.Name, app.UID = u.GetNamespace(), u.GetName(), u.GetUID()
-	app.Generation, app.ResourceVersion = u.GetGeneration(), u.GetResourceVersion()
-	if st, ok := u.Object["status"].(map[string]any); ok {
-		_ = runtime.DefaultUnstructuredConverter.FromUnstructured(st, &app.Status)
-	}
+	app := undecodableStub(u) // enough for events and status
 	problem := status.InvalidSpec("%v; the WebApp was admitted by an earlier CRD that lacked the rule for this field: "+
 		"correct the field, and the operator reconciles it again", decodeErr)
 	next := status.Compute(app, status.Observation{Problem: problem, Selector: app.Status.Selector, URL: app.Status.URL}, r.now())
@@ -134,7 +129,8 @@ func (r *WebAppReconciler) reportUndecodable(ctx context.Context, u *unstructure
 	}
 	patch, err := json.Marshal(map[string]any{"status": next})
 	if err == nil {
-		err = r.Status().Patch(ctx, u, client.RawPatch(types.MergePatchType, patch))
+		// a copy: u is the cache's, and the patch decodes the answer into its object
+		err = r.Status().Patch(ctx, u.DeepCopy(), client.RawPatch(types.MergePatchType, patch))
 	}
 	if err != nil {
 		log.Error(err, "cannot decode this WebApp, nor write that into its status", "webapp", client.ObjectKeyFromObject(u),

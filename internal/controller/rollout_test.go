@@ -50,8 +50,10 @@ var _ = Describe("Rollouts", func() {
 		}, timeout, interval).Should(Succeed())
 		Eventually(func(g Gomega) string { return appImage(getDeployment(ns, "undo")(g)) }, timeout, interval).
 			Should(Equal("example.com/shop:2.0"), "the Deployment runs revision 2's template again")
+		// the pass applies the Deployment, then writes the status that says so
+		Eventually(func() *webappv1.RollbackStatus { return fetch(ns, "undo").Status.RolledBack }, timeout, interval).
+			ShouldNot(BeNil())
 		rb := fetch(ns, "undo").Status.RolledBack
-		Expect(rb).NotTo(BeNil())
 		Expect(rb.Generation).To(Equal(int64(3)))
 		Expect(rb.Image).To(Equal("example.com/shop:broken"))
 		Expect(rb.Reason).To(Equal(status.ReasonProgressDeadlineExceeded))

@@ -67,6 +67,8 @@ type WebAppReconciler struct {
 	// operator started: they are neither cached nor watched, and a WebApp that asks for one is
 	// Stalled with the child's MissingAPI problem.
 	Unserved map[string]bool
+	// WebApps reads the WebApps from the cache (webapps.go); the Client never reads them.
+	WebApps *WebApps
 	// Metrics, when set, hears of every pass that wrote a status (package metrics): what the
 	// cache alone cannot tell, when a pass last succeeded and how long a rollout took.
 	Metrics PassObserver
@@ -93,18 +95,19 @@ const DefaultTerminalRecheck = 2 * time.Minute
 
 // Reconcile is one pass of fetch, observe, diff, act, report.
 func (r *WebAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	u := NewWebAppObject()
-	if err := r.Get(ctx, req.NamespacedName, u); err != nil {
+	cached, undecodable := r.WebApps.get(req.NamespacedName)
+	switch {
+	case undecodable != nil:
+		if undecodable.GetDeletionTimestamp() != nil {
+			return ctrl.Result{}, nil
+		}
+		_, decodeErr := decode(undecodable)
+		return r.reportUndecodable(ctx, undecodable, decodeErr)
+	case cached == nil || cached.DeletionTimestamp != nil:
 		// Deleted: the garbage collector removes the children through their owner references.
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if u.GetDeletionTimestamp() != nil {
 		return ctrl.Result{}, nil
 	}
-	app, err := decode(u)
-	if err != nil {
-		return r.reportUndecodable(ctx, u, err)
-	}
+	app := cached.DeepCopy()
 
 	obs, written, err := r.converge(ctx, app)
 	r.recordDriftCorrection(app, written)
@@ -330,10 +333,8 @@ func (r *WebAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		}
 	}
 	// The ConfigMaps and Secrets the pods read, metadata only (config.go), mapped to the WebApps that
-	// reference them; a resync's update, with the same resourceVersion, changes nothing.
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), NewWebAppObject(), configRefIndex, indexConfigRefs); err != nil {
-		return fmt.Errorf("indexing WebApps by the objects they reference: %w", err)
-	}
+	// reference them (through the WebApps' index, webapps.go); a resync's update, with the same
+	// resourceVersion, changes nothing.
 	for _, kind := range []struct {
 		name string
 		obj  client.Object

@@ -20,10 +20,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	"k8s.io/utils/ptr"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -84,7 +82,7 @@ func init() {
 // registers it while this replica leads: only the replica that reconciles reports, so Prometheus does
 // not see every WebApp once per replica.
 type Collector struct {
-	reader     client.Reader
+	lister     Lister
 	registerer prometheus.Registerer
 	now        func() time.Time
 
@@ -92,10 +90,16 @@ type Collector struct {
 	lastSuccess map[types.UID]time.Time
 }
 
-// NewCollector returns a Collector that lists WebApps with reader (the manager's cache) and registers
+// Lister lists the WebApps of the cache, as controller.WebApps does. One whose spec does not decode
+// comes with its metadata and status alone; the objects are the cache's, read and never modified.
+type Lister interface {
+	ListWebApps() ([]*webappv1.WebApp, error)
+}
+
+// NewCollector returns a Collector that lists WebApps with lister (the manager's cache) and registers
 // itself on controller-runtime's registry when started.
-func NewCollector(reader client.Reader) *Collector {
-	return &Collector{reader: reader, registerer: ctrlmetrics.Registry, now: time.Now,
+func NewCollector(lister Lister) *Collector {
+	return &Collector{lister: lister, registerer: ctrlmetrics.Registry, now: time.Now,
 		lastSuccess: map[types.UID]time.Time{}}
 }
 
@@ -139,39 +143,32 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
-// listTimeout bounds a scrape's read of the cache, which is in memory: it only waits when the cache
-// is not synced, and a scrape must not hang on that.
-const listTimeout = 5 * time.Second
-
 // Collect reads the WebApps from the cache and sends their gauges.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), listTimeout)
-	defer cancel()
-	list := &unstructured.UnstructuredList{}
-	list.SetGroupVersionKind(webappv1.GroupVersion.WithKind("WebAppList"))
-	if err := c.reader.List(ctx, list); err != nil {
+	items, err := c.lister.ListWebApps()
+	if err != nil {
 		// an invalid metric makes the scrape report the error, instead of a silently empty fleet
 		ch <- prometheus.NewInvalidMetric(conditionDesc, err)
 		return
 	}
 	c.mu.Lock()
-	c.lastSuccess = prune(c.lastSuccess, list.Items)
+	c.lastSuccess = prune(c.lastSuccess, items)
 	last := make(map[types.UID]time.Time, len(c.lastSuccess))
 	for k, v := range c.lastSuccess {
 		last[k] = v
 	}
 	c.mu.Unlock()
-	for _, s := range Samples(list.Items, last) {
+	for _, s := range Samples(items, last) {
 		ch <- prometheus.MustNewConstMetric(s.Desc, prometheus.GaugeValue, s.Value, s.Labels...)
 	}
 }
 
 // prune drops the pass times of WebApps that are gone, so that the map does not grow with churn.
 // Keyed by UID, a WebApp deleted and created again under its name starts without one.
-func prune(last map[types.UID]time.Time, items []unstructured.Unstructured) map[types.UID]time.Time {
+func prune(last map[types.UID]time.Time, items []*webappv1.WebApp) map[types.UID]time.Time {
 	live := make(map[types.UID]bool, len(items))
-	for i := range items {
-		live[items[i].GetUID()] = true
+	for _, app := range items {
+		live[app.UID] = true
 	}
 	for uid := range last {
 		if !live[uid] {
@@ -189,17 +186,15 @@ type Sample struct {
 }
 
 // Samples computes the gauges of the WebApps: a pure function of the cache's objects and the pass
-// times. WebApps are read as the cache holds them, unstructured: one whose spec the operator cannot
-// decode (reported InvalidSpec) still has a status worth reporting.
-func Samples(items []unstructured.Unstructured, lastSuccess map[types.UID]time.Time) []Sample {
+// times. A WebApp whose spec the operator cannot decode (reported InvalidSpec) comes with its
+// metadata and status alone (Lister), and its status is still worth reporting.
+func Samples(items []*webappv1.WebApp, lastSuccess map[types.UID]time.Time) []Sample {
 	var out []Sample
 	stalled := map[string]int{}
 	var reasons []string
-	for i := range items {
-		u := &items[i]
-		id := []string{u.GetNamespace(), u.GetName()}
-		st := readStatus(u)
-		for _, cond := range st.Conditions {
+	for _, app := range items {
+		id := []string{app.Namespace, app.Name}
+		for _, cond := range app.Status.Conditions {
 			out = append(out, Sample{conditionDesc, append(id[:2:2], cond.Type, string(cond.Status), cond.Reason), 1})
 			if cond.Type == webappv1.ConditionStalled && cond.Status == metav1.ConditionTrue {
 				if stalled[cond.Reason] == 0 {
@@ -209,10 +204,11 @@ func Samples(items []unstructured.Unstructured, lastSuccess map[types.UID]time.T
 			}
 		}
 		out = append(out,
-			Sample{specReplicasDesc, id, float64(specReplicas(u))},
-			Sample{readyReplicasDesc, id, float64(st.ReadyReplicas)},
-			Sample{availableReplicasDesc, id, float64(st.AvailableReplicas)})
-		if t, ok := lastSuccess[u.GetUID()]; ok {
+			// spec.replicas, which the API server defaults to 1 (the CRD's default)
+			Sample{specReplicasDesc, id, float64(ptr.Deref(app.Spec.Replicas, 1))},
+			Sample{readyReplicasDesc, id, float64(app.Status.ReadyReplicas)},
+			Sample{availableReplicasDesc, id, float64(app.Status.AvailableReplicas)})
+		if t, ok := lastSuccess[app.UID]; ok {
 			out = append(out, Sample{lastSuccessDesc, id, float64(t.UnixNano()) / 1e9})
 		}
 	}
@@ -220,30 +216,6 @@ func Samples(items []unstructured.Unstructured, lastSuccess map[types.UID]time.T
 		out = append(out, Sample{stalledDesc, []string{r}, float64(stalled[r])})
 	}
 	return out
-}
-
-// readStatus decodes the status alone. The operator writes it, so it decodes; a status it cannot
-// decode (edited by hand through the status subresource) reports no conditions rather than failing
-// the whole scrape.
-func readStatus(u *unstructured.Unstructured) webappv1.WebAppStatus {
-	var st webappv1.WebAppStatus
-	raw, ok := u.Object["status"].(map[string]any)
-	if !ok {
-		return st
-	}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &st); err != nil {
-		return webappv1.WebAppStatus{}
-	}
-	return st
-}
-
-// specReplicas reads spec.replicas, which the API server defaults to 1 (the CRD's default).
-func specReplicas(u *unstructured.Unstructured) int64 {
-	n, found, err := unstructured.NestedInt64(u.Object, "spec", "replicas")
-	if !found || err != nil {
-		return 1
-	}
-	return n
 }
 
 // Start registers the collector on the registry until ctx ends. controller-runtime runs it once this

@@ -12,8 +12,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 )
@@ -58,19 +58,24 @@ func TestRolloutTime(t *testing.T) {
 	}
 }
 
-// fakeReader lists the given WebApps, or fails.
-type fakeReader struct {
-	client.Reader
+// fakeLister lists the given WebApps (written unstructured, as the API server sends them), or fails.
+type fakeLister struct {
 	items []unstructured.Unstructured
 	err   error
 }
 
-func (f *fakeReader) List(_ context.Context, list client.ObjectList, _ ...client.ListOption) error {
+func (f *fakeLister) ListWebApps() ([]*webappv1.WebApp, error) {
 	if f.err != nil {
-		return f.err
+		return nil, f.err
 	}
-	list.(*unstructured.UnstructuredList).Items = f.items
-	return nil
+	out := make([]*webappv1.WebApp, len(f.items))
+	for i := range f.items {
+		out[i] = &webappv1.WebApp{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(f.items[i].Object, out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func webApp(ns, name, uid string, spec map[string]any, status map[string]any) unstructured.Unstructured {
@@ -179,23 +184,9 @@ webapp_status_replicas_available{name="new",namespace="a"} 0
 # TYPE webapp_status_replicas_ready gauge
 webapp_status_replicas_ready{name="new",namespace="a"} 0
 `},
-		{name: "an undecodable status reports nothing of it, and fails nothing",
-			items: []unstructured.Unstructured{webApp("a", "odd", "u6", map[string]any{"replicas": int64(2)},
-				map[string]any{"conditions": "not a list", "readyReplicas": int64(1)})},
-			want: `
-# HELP webapp_spec_replicas The number of replicas the WebApp asks for (spec.replicas).
-# TYPE webapp_spec_replicas gauge
-webapp_spec_replicas{name="odd",namespace="a"} 2
-# HELP webapp_status_replicas_available The number of the WebApp's pods available for at least minReadySeconds (status.availableReplicas).
-# TYPE webapp_status_replicas_available gauge
-webapp_status_replicas_available{name="odd",namespace="a"} 0
-# HELP webapp_status_replicas_ready The number of the WebApp's pods that pass their readiness probe (status.readyReplicas).
-# TYPE webapp_status_replicas_ready gauge
-webapp_status_replicas_ready{name="odd",namespace="a"} 0
-`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := NewCollector(&fakeReader{items: tc.items})
+			c := NewCollector(&fakeLister{items: tc.items})
 			for k, v := range tc.last {
 				c.lastSuccess[k] = v
 			}
@@ -207,7 +198,7 @@ webapp_status_replicas_ready{name="odd",namespace="a"} 0
 }
 
 func TestCollectorReportsAListError(t *testing.T) {
-	c := NewCollector(&fakeReader{err: errors.New("cache not synced")})
+	c := NewCollector(&fakeLister{err: errors.New("cache not synced")})
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(c)
 	if _, err := reg.Gather(); err == nil || !strings.Contains(err.Error(), "cache not synced") {
@@ -216,7 +207,7 @@ func TestCollectorReportsAListError(t *testing.T) {
 }
 
 func TestPassTimesOfDeletedWebAppsAreDropped(t *testing.T) {
-	r := &fakeReader{items: []unstructured.Unstructured{webApp("a", "x", "u1", nil, nil), webApp("a", "y", "u2", nil, nil)}}
+	r := &fakeLister{items: []unstructured.Unstructured{webApp("a", "x", "u1", nil, nil), webApp("a", "y", "u2", nil, nil)}}
 	c := NewCollector(r)
 	c.now = func() time.Time { return t0 }
 	c.ObservePass(withUID("u1"), webappv1.WebAppStatus{}, webappv1.WebAppStatus{}, nil)
@@ -256,7 +247,7 @@ func TestObservePass(t *testing.T) {
 		{"a failed pass: no success, and its status may not be written", rollout, errors.New("conflict"), false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := NewCollector(&fakeReader{})
+			c := NewCollector(&fakeLister{})
 			c.now = func() time.Time { return t0 }
 			n := rolloutCount(t)
 			c.ObservePass(withUID("u1"), tc.status[0], tc.status[1], tc.err)
@@ -277,7 +268,7 @@ func withUID(uid string) *metav1.ObjectMeta { return &metav1.ObjectMeta{UID: typ
 func TestStartRegistersWhileLeadingAndToleratesASecondManager(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	items := []unstructured.Unstructured{webApp("a", "x", "u1", nil, nil)}
-	first, second := NewCollector(&fakeReader{items: items}), NewCollector(&fakeReader{items: items})
+	first, second := NewCollector(&fakeLister{items: items}), NewCollector(&fakeLister{items: items})
 	first.registerer, second.registerer = reg, reg
 	series := func() int {
 		mfs, err := reg.Gather()
@@ -320,7 +311,7 @@ func TestStartRegistersWhileLeadingAndToleratesASecondManager(t *testing.T) {
 
 // Only the leader reconciles; a standby that reported its cache too would double every series.
 func TestOnlyTheLeaderReports(t *testing.T) {
-	if !NewCollector(&fakeReader{}).NeedLeaderElection() {
+	if !NewCollector(&fakeLister{}).NeedLeaderElection() {
 		t.Error("the collector would report on every replica")
 	}
 }

@@ -118,12 +118,13 @@ func trimContainerStatuses(in []corev1.ContainerStatus) []corev1.ContainerStatus
 	return out
 }
 
-// trimWebApp drops a WebApp's managed fields and kubectl's last-applied annotation: the operator reads
-// neither, and they are often larger than the spec.
+// trimWebApp drops a WebApp's managed fields and kubectl's last-applied annotation (the operator reads
+// neither, and they are often larger than the spec), and keeps it as its Go type when it decodes
+// (controller.CacheForm).
 func trimWebApp(obj any) (any, error) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
-		return obj, nil
+		return obj, nil // a deletion's last known state, or already trimmed
 	}
 	u.SetManagedFields(nil)
 	if a := u.GetAnnotations(); a != nil {
@@ -132,5 +133,5 @@ func trimWebApp(obj any) (any, error) {
 			u.SetAnnotations(a)
 		}
 	}
-	return u, nil
+	return controller.CacheForm(u), nil
 }

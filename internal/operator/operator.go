@@ -97,11 +97,14 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	}
 	cacheOpts := cacheOptions(opts.Namespaces, unserved)
 	cacheOpts.DefaultWatchErrorHandler = health.watchError
+	webApps := &controller.WebApps{}
+	cacheOpts.NewInformer = webApps.NewInformer
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme: Scheme,
 		Cache:  cacheOpts,
-		// WebApps are read as unstructured objects (controller/decode.go); without this the client
-		// would read them from the API server on every pass instead of from the cache.
+		// The HTTPRoute and the ServiceMonitor children are read as unstructured objects (their Go
+		// types are not the operator's to import); without this the client would read them from the
+		// API server on every pass instead of from the cache.
 		Client:                  client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		Metrics:                 opts.Metrics,
 		HealthProbeBindAddress:  opts.HealthProbeBindAddress,
@@ -120,13 +123,14 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		return nil, fmt.Errorf("creating manager: %w", err)
 	}
 	// the per-WebApp gauges read the same cache the reconciler does: no informer of their own
-	collector := metrics.NewCollector(mgr.GetClient())
+	collector := metrics.NewCollector(webApps)
 	if err := mgr.Add(collector); err != nil {
 		return nil, err
 	}
 	r := &controller.WebAppReconciler{
 		Client:                  mgr.GetClient(),
 		APIReader:               mgr.GetAPIReader(),
+		WebApps:                 webApps,
 		Recorder:                mgr.GetEventRecorder("webapp-operator"),
 		TerminalRecheck:         opts.TerminalRecheck,
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
 
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/controller"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
 )
 
@@ -190,5 +192,45 @@ func TestTrimChildKeepsOnlyTheOperatorsManagedFields(t *testing.T) {
 	}
 	if !d.Spec.Paused || d.Status.Replicas != 2 {
 		t.Errorf("trimChild changed the object itself: %+v", d)
+	}
+}
+
+// A WebApp is cached as its Go type, without its managed fields and kubectl's last-applied
+// annotation; one that does not decode stays unstructured, trimmed the same way.
+func TestTrimWebApp(t *testing.T) {
+	webApp := func(replicas any) *unstructured.Unstructured {
+		u := controller.NewWebAppObject()
+		u.SetNamespace("team-a")
+		u.SetName("shop")
+		u.SetAnnotations(map[string]string{corev1.LastAppliedConfigAnnotation: `{"spec":{}}`, "team": "a"})
+		u.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply}})
+		u.Object["spec"] = map[string]any{"image": "shop:v1", "replicas": replicas}
+		return u
+	}
+	got, err := trimWebApp(webApp(int64(2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, ok := got.(*webappv1.WebApp)
+	if !ok {
+		t.Fatalf("a WebApp that decodes is cached as %T, want its Go type", got)
+	}
+	if app.ManagedFields != nil || !reflect.DeepEqual(app.Annotations, map[string]string{"team": "a"}) ||
+		*app.Spec.Replicas != 2 || app.Spec.Image != "shop:v1" {
+		t.Errorf("cached as %+v", app.ObjectMeta)
+	}
+	if again, _ := trimWebApp(app); again != app {
+		t.Error("a WebApp already in its cached form is not kept as it is")
+	}
+	got, err = trimWebApp(webApp("many"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, ok := got.(*unstructured.Unstructured)
+	if !ok {
+		t.Fatalf("an undecodable WebApp is cached as %T, want it unstructured", got)
+	}
+	if u.GetManagedFields() != nil || !reflect.DeepEqual(u.GetAnnotations(), map[string]string{"team": "a"}) {
+		t.Errorf("an undecodable WebApp is cached with %+v, %v", u.GetManagedFields(), u.GetAnnotations())
 	}
 }
