@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	goruntime "runtime"
 	"slices"
 	"testing"
 	"time"
@@ -119,5 +120,65 @@ func TestWebAppsIgnoresOtherInformers(t *testing.T) {
 	webApps := w.NewInformer(&toolscache.ListWatch{}, NewWebAppObject(), time.Hour, indexers)
 	if _, indexed := webApps.GetIndexer().GetIndexers()[configRefIndex]; !indexed || !slices.Contains(w.informers, webApps) {
 		t.Error("the WebApp informer is not kept with its index")
+	}
+}
+
+// BenchmarkCachedWebApp reports the heap one cached WebApp holds, as the API server sends it
+// (a bench WebApp with its Ready status, without the managed fields the cache drops), in the
+// form the cache keeps (CacheForm) and as the unstructured object the cache kept before.
+//
+//	go test ./internal/controller -run '^$' -bench CachedWebApp -benchtime 10000x
+func BenchmarkCachedWebApp(b *testing.B) {
+	now := metav1.NewTime(time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC))
+	cond := func(typ string, st metav1.ConditionStatus, msg string) metav1.Condition {
+		return metav1.Condition{Type: typ, Status: st, Reason: "Ready", Message: msg, LastTransitionTime: now, ObservedGeneration: 1}
+	}
+	app := &webappv1.WebApp{TypeMeta: metav1.TypeMeta{APIVersion: webappv1.GroupVersion.String(), Kind: "WebApp"},
+		ObjectMeta: metav1.ObjectMeta{Name: "bench-01234", Namespace: "bench-1", UID: "0d4c6b52-8a1b-4c1e-9c9e-5a2f0f7c1a11",
+			ResourceVersion: "123456", Generation: 1, CreationTimestamp: now},
+		Spec: webappv1.WebAppSpec{Image: "bench.local/web:v1", Replicas: ptr.To[int32](1),
+			DisruptionBudget: &webappv1.DisruptionBudget{Enabled: ptr.To(false)}},
+		Status: webappv1.WebAppStatus{ObservedGeneration: 1, Replicas: 1, ReadyReplicas: 1, AvailableReplicas: 1,
+			UpdatedReplicas: 1, Selector: "app.kubernetes.io/instance=bench-01234,app.kubernetes.io/name=webapp",
+			URL: "http://bench-01234.bench-1.svc:8080", Conditions: []metav1.Condition{
+				cond(webappv1.ConditionReady, metav1.ConditionTrue, "1 of 1 replicas available and up to date"),
+				cond(webappv1.ConditionStalled, metav1.ConditionFalse, ""),
+				cond("Reconciling", metav1.ConditionFalse, "")}},
+	}
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(app)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, err := (&unstructured.Unstructured{Object: u}).MarshalJSON()
+	if err != nil {
+		b.Fatal(err)
+	}
+	decoded := func() *unstructured.Unstructured {
+		obj := &unstructured.Unstructured{}
+		if err := obj.UnmarshalJSON(data); err != nil {
+			b.Fatal(err)
+		}
+		return obj
+	}
+	for _, form := range []struct {
+		name string
+		keep func() any
+	}{
+		{"unstructured", func() any { return decoded() }},
+		{"cache-form", func() any { return CacheForm(decoded()) }},
+	} {
+		b.Run(form.name, func(b *testing.B) {
+			kept := make([]any, b.N)
+			var before, after goruntime.MemStats
+			goruntime.GC()
+			goruntime.ReadMemStats(&before)
+			for i := range kept {
+				kept[i] = form.keep()
+			}
+			goruntime.GC()
+			goruntime.ReadMemStats(&after)
+			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(b.N), "heap-B/WebApp")
+			goruntime.KeepAlive(kept)
+		})
 	}
 }
