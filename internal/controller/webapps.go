@@ -60,21 +60,13 @@ func CacheForm(u *unstructured.Unstructured) runtime.Object {
 	return u
 }
 
-func (w *WebApps) indexers() []toolscache.Indexer {
-	w.mu.RLock()
-	defer w.mu.RUnlock()
-	out := make([]toolscache.Indexer, len(w.informers))
-	for i, inf := range w.informers {
-		out[i] = inf.GetIndexer()
-	}
-	return out
-}
-
 // get returns the cached WebApp of key: decoded, or else unstructured (undecodable); both nil when
 // the cache has none.
 func (w *WebApps) get(key types.NamespacedName) (*webappv1.WebApp, *unstructured.Unstructured) {
-	for _, idx := range w.indexers() {
-		obj, found, err := idx.GetByKey(key.String())
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	for _, inf := range w.informers {
+		obj, found, err := inf.GetIndexer().GetByKey(key.String())
 		if err != nil || !found { // a key function's error: a store keyed by namespace/name has none
 			continue
 		}
@@ -90,9 +82,11 @@ func (w *WebApps) get(key types.NamespacedName) (*webappv1.WebApp, *unstructured
 
 // byConfigRef returns the WebApps of namespace whose pods read ref (a resources.ConfigKey's String()).
 func (w *WebApps) byConfigRef(namespace, ref string) ([]types.NamespacedName, error) {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
 	var out []types.NamespacedName
-	for _, idx := range w.indexers() {
-		objs, err := idx.ByIndex(configRefIndex, namespace+"/"+ref)
+	for _, inf := range w.informers {
+		objs, err := inf.GetIndexer().ByIndex(configRefIndex, namespace+"/"+ref)
 		if err != nil {
 			return nil, err
 		}
@@ -112,13 +106,12 @@ var errNotSynced = errors.New("the WebApp cache has not synced yet")
 // status it has and, when it is a number, spec.replicas: what the metrics report of it.
 func (w *WebApps) ListWebApps() ([]*webappv1.WebApp, error) {
 	w.mu.RLock()
-	informers := w.informers
-	w.mu.RUnlock()
-	if len(informers) == 0 {
+	defer w.mu.RUnlock()
+	if len(w.informers) == 0 {
 		return nil, errNotSynced
 	}
 	var out []*webappv1.WebApp
-	for _, inf := range informers {
+	for _, inf := range w.informers {
 		if !inf.HasSynced() {
 			return nil, errNotSynced
 		}
