@@ -3,8 +3,8 @@
 # The product's targets come first, under the names every kubebuilder / Operator SDK project uses. The
 # rest lives in hack/make/, one file per concern: tools.mk (pinned tools and the envtest control plane),
 # cluster.mk (the local cluster, `make demo`, the end-to-end suite), olm.mk (OLM on the local cluster),
-# bench.mk (the scale benchmark) and monitoring.mk (promtool and the alerts' unit tests). Every version
-# comes from hack/versions.env.
+# bench.mk (the scale benchmark), monitoring.mk (promtool and the alerts' unit tests) and docs.mk
+# (docs/api.md, generated from the API's Go types). Every version comes from hack/versions.env.
 # Everything works offline: tools are built from pinned modules through the Go module proxy, and the
 # Kubernetes control plane is built from source.
 
@@ -58,7 +58,7 @@ help: ## Display this help.
 ##@ Development
 
 .PHONY: manifests
-manifests: controller-gen ## Generate the CRD, RBAC role and other manifests from the kubebuilder markers.
+manifests: controller-gen docs/api.md ## Generate the CRD, RBAC role and other manifests from the kubebuilder markers, and docs/api.md.
 	@# the operator's packages alone: its markers are all there (controller-gen does not read go.work,
 	@# and would load hack/ and test/ as roots of their own)
 	GOWORK=off $(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./api/...;./internal/..." output:crd:artifacts:config=config/crd/bases
@@ -119,8 +119,8 @@ lint-fix: golangci-lint ## Run golangci-lint and fix what it can.
 	cd test/promql && GOWORK=off $(GOLANGCI_LINT) run --fix ./...
 
 .PHONY: verify-generated
-verify-generated: manifests generate ## Fail when generated files differ from what is committed.
-	@git diff --exit-code -- api config || { echo "generated files are stale: run 'make manifests generate' and commit"; exit 1; }
+verify-generated: manifests generate api-docs ## Fail when generated files differ from what is committed.
+	@git diff --exit-code -- api config docs/api.md || { echo "generated files are stale: run 'make manifests generate api-docs' and commit"; exit 1; }
 
 .PHONY: verify-versions
 verify-versions: ## Fail when a version is written outside hack/versions.env, or a tool's go.mod disagrees with it.
@@ -274,3 +274,4 @@ include hack/make/cluster.mk
 include hack/make/olm.mk
 include hack/make/bench.mk
 include hack/make/monitoring.mk
+include hack/make/docs.mk

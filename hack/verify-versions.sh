@@ -25,6 +25,7 @@ hack/tools sigs.k8s.io/controller-tools CONTROLLER_TOOLS_VERSION
 hack/tools sigs.k8s.io/kustomize/kustomize/v5 KUSTOMIZE_VERSION
 hack/tools sigs.k8s.io/controller-runtime/tools/setup-envtest SETUP_ENVTEST_VERSION
 hack/tools github.com/golangci/golangci-lint/v2 GOLANGCI_LINT_VERSION
+hack/tools/crd-ref-docs github.com/elastic/crd-ref-docs CRD_REF_DOCS_VERSION
 hack/tools/operator-sdk github.com/operator-framework/operator-sdk OPERATOR_SDK_VERSION
 hack/tools/operator-sdk helm.sh/helm/v3 HELM_VERSION
 hack/tools/olm github.com/operator-framework/operator-lifecycle-manager OLM_VERSION

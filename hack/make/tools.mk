@@ -2,8 +2,9 @@
 #
 # Every tool is built from a pinned Go module (the lock files of hack/versions.env): hack/tools for
 # controller-gen, kustomize, setup-envtest and golangci-lint; hack/tools/operator-sdk for operator-sdk,
-# its scorecard-test image binary and helm (their k8s.io dependencies are older than ours). A tool is
-# rebuilt only when its module changes. The tool modules are not part of go.work: GOWORK=off.
+# its scorecard-test image binary and helm, and hack/tools/crd-ref-docs for crd-ref-docs (their k8s.io
+# dependencies are older than ours). A tool is rebuilt only when its module changes. The tool modules
+# are not part of go.work: GOWORK=off.
 
 LOCALBIN ?= $(shell pwd)/bin
 $(LOCALBIN):
@@ -17,8 +18,10 @@ KUSTOMIZE ?= $(LOCALBIN)/kustomize
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
 ENVTEST ?= $(LOCALBIN)/setup-envtest
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
+CRD_REF_DOCS ?= $(LOCALBIN)/crd-ref-docs
 TOOLS_MOD := hack/tools/go.mod
 SDK_MOD := hack/tools/operator-sdk/go.mod
+CRD_REF_DOCS_MOD := hack/tools/crd-ref-docs/go.mod
 
 # The envtest control plane: built from source (hack/install-envtest-bins.sh) and cached outside the
 # clone, in setup-envtest's store layout, so that every clone on the machine shares it.
@@ -28,8 +31,8 @@ ENVTEST_K8S_VERSION := $(K8S_VERSION:v%=%)
 
 ##@ Tools (hack/make/tools.mk)
 
-.PHONY: tools kustomize controller-gen setup-envtest golangci-lint operator-sdk scorecard-test helm
-tools: kustomize controller-gen setup-envtest golangci-lint operator-sdk scorecard-test ## Build the pinned tools CI uses into bin/: controller-gen, kustomize, setup-envtest, golangci-lint, operator-sdk, scorecard-test.
+.PHONY: tools kustomize controller-gen setup-envtest golangci-lint operator-sdk scorecard-test helm crd-ref-docs
+tools: kustomize controller-gen setup-envtest golangci-lint operator-sdk scorecard-test crd-ref-docs ## Build the pinned tools CI uses into bin/: controller-gen, kustomize, setup-envtest, golangci-lint, operator-sdk, scorecard-test, crd-ref-docs.
 kustomize: $(KUSTOMIZE) ## Build kustomize (hack/tools).
 controller-gen: $(CONTROLLER_GEN) ## Build controller-gen (hack/tools).
 setup-envtest: $(ENVTEST) ## Build setup-envtest (hack/tools).
@@ -37,6 +40,7 @@ golangci-lint: $(GOLANGCI_LINT) ## Build golangci-lint (hack/tools).
 operator-sdk: $(OPERATOR_SDK) ## Build operator-sdk (hack/tools/operator-sdk).
 scorecard-test: $(SCORECARD_TEST) ## Build operator-sdk's scorecard-test binary (hack/tools/operator-sdk).
 helm: $(HELM) ## Build helm (hack/tools/operator-sdk), for hack/olm/render-manifests.sh only.
+crd-ref-docs: $(CRD_REF_DOCS) ## Build crd-ref-docs (hack/tools/crd-ref-docs), which writes docs/api.md.
 
 .PHONY: envtest-assets
 envtest-assets: setup-envtest ## Build the envtest control plane (kube-apiserver, etcd, kube-controller-manager, kube-scheduler) from source (cached) and print its path.
@@ -77,6 +81,10 @@ $(SCORECARD_TEST): $(SDK_MOD) | $(LOCALBIN)
 		-ldflags "$(OPERATOR_SDK_LDFLAGS)" -o $@ $(OPERATOR_SDK_PKG)/images/scorecard-test
 $(HELM): $(SDK_MOD) | $(LOCALBIN)
 	cd hack/tools/operator-sdk && GOWORK=off CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags "-s -w" -o $@ helm.sh/helm/v3/cmd/helm
+
+$(CRD_REF_DOCS): $(CRD_REF_DOCS_MOD) | $(LOCALBIN)
+	@echo "building crd-ref-docs $(CRD_REF_DOCS_VERSION) from hack/tools/crd-ref-docs (pinned)"
+	cd hack/tools/crd-ref-docs && GOWORK=off GOFLAGS=-mod=mod go build -o $@ github.com/elastic/crd-ref-docs
 
 # build-tool builds package $(2) from the pinned tools module into $(1).
 define build-tool
