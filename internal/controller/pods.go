@@ -31,10 +31,10 @@ func PodCacheSelector() labels.Selector {
 // a rollout is stuck (ImagePullBackOff, CrashLoopBackOff, Unschedulable...) rather than only that it is.
 // Only pods of the Deployment's own ReplicaSets count (named <deployment>-<pod-template-hash>): a
 // pod that merely carries the same labels is not the WebApp's.
-func (r *WebAppReconciler) podIssue(ctx context.Context, app *webappv1.WebApp) (string, error) {
+func (r *WebAppReconciler) podIssue(ctx context.Context, app *webappv1.WebApp) (*status.PodIssue, error) {
 	var pods corev1.PodList
 	if err := r.List(ctx, &pods, client.InNamespace(app.Namespace), client.MatchingLabels(resources.PodLabels(app))); err != nil {
-		return "", fmt.Errorf("listing pods: %w", err)
+		return nil, fmt.Errorf("listing pods: %w", err)
 	}
 	ours := pods.Items[:0]
 	for _, p := range pods.Items {
@@ -43,7 +43,7 @@ func (r *WebAppReconciler) podIssue(ctx context.Context, app *webappv1.WebApp) (
 			ours = append(ours, p)
 		}
 	}
-	return status.PodIssue(ours), nil
+	return status.FindPodIssue(ours), nil
 }
 
 // podToWebApp maps a pod to the WebApp named by its instance label.

@@ -195,7 +195,9 @@ func (r *WebAppReconciler) converge(ctx context.Context, app *webappv1.WebApp) (
 		}
 		var desired runtime.ApplyConfiguration
 		if desired, err = child.Desired(app); err != nil {
-			err = status.InvalidSpec("%s", err)
+			if problem := (*status.Problem)(nil); !errors.As(err, &problem) {
+				err = status.InvalidSpec("%s", err)
+			}
 			break
 		}
 		desired = resources.WithConfigRevision(desired, configRevision)
@@ -272,6 +274,8 @@ func (r *WebAppReconciler) writeStatus(ctx context.Context, app *webappv1.WebApp
 // The operator's events tell the story of a WebApp without an event on every pass or for every
 // child. recordReadyChange emits one when the Ready condition changes status or reason (Warning when
 // the WebApp stalled or hit an error); its first value counts only when it is Ready or a failure.
+// Moves between serving states (Ready, Scaling, ScaledToZero, Paused) emit none: an autoscaled app
+// scales all day, and each scale would otherwise cost two events.
 func (r *WebAppReconciler) recordReadyChange(app *webappv1.WebApp, next webappv1.WebAppStatus) {
 	was := meta.FindStatusCondition(app.Status.Conditions, webappv1.ConditionReady)
 	now := meta.FindStatusCondition(next.Conditions, webappv1.ConditionReady)
@@ -282,7 +286,9 @@ func (r *WebAppReconciler) recordReadyChange(app *webappv1.WebApp, next webappv1
 		now.Reason == status.ReasonReconcileError || now.Reason == status.ReasonRollingBack
 	first := was == nil && (now.Status == metav1.ConditionTrue || failure)
 	changed := was != nil && (was.Reason != now.Reason || was.Status != now.Status)
-	if !first && !changed {
+	serving := was != nil && was.Status == metav1.ConditionTrue && now.Status == metav1.ConditionTrue && !failure &&
+		was.Reason != status.ReasonRolledBack
+	if !first && (!changed || serving) {
 		return
 	}
 	eventType := corev1.EventTypeNormal

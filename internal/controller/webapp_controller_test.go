@@ -425,6 +425,72 @@ var _ = Describe("WebApp controller", func() {
 			Should(haveStatusReason(metav1.ConditionFalse, status.ReasonRolloutInProgress))
 	})
 
+	It("keeps a scaling WebApp Ready, reports the scale in Reconciling, and records no event for it", func() {
+		createReady(newWebApp(ns, "growing"))
+		Eventually(eventReasons(ns, "growing"), timeout, interval).Should(ContainElement(status.ReasonReady))
+		events := eventReasons(ns, "growing")(Default)
+		Eventually(func(g Gomega) {
+			a := fetch(ns, "growing")
+			a.Spec.Replicas = ptr.To[int32](4)
+			g.Expect(k8sClient.Update(ctx, a)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+		Eventually(func(g Gomega) *int32 { return getDeployment(ns, "growing")(g).Spec.Replicas }, timeout, interval).
+			Should(Equal(ptr.To[int32](4)))
+
+		By("the Deployment controller has made 3 of the 4 pods, 2 of them available")
+		Eventually(func(g Gomega) {
+			d := getDeployment(ns, "growing")(g)
+			d.Status.ObservedGeneration, d.Status.Replicas, d.Status.UpdatedReplicas = d.Generation, 3, 3
+			d.Status.ReadyReplicas, d.Status.AvailableReplicas = 2, 2
+			g.Expect(k8sClient.Status().Update(ctx, d)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+		Eventually(condition(ns, "growing", webappv1.ConditionReconciling), timeout, interval).Should(And(
+			haveStatusReason(metav1.ConditionTrue, status.ReasonScaling),
+			HaveField("Message", "scaling to 4 replicas: 2 available")))
+		Expect(condition(ns, "growing", webappv1.ConditionReady)(Default)).
+			To(haveStatusReason(metav1.ConditionTrue, status.ReasonScaling))
+
+		By("all 4 available: Ready again, and no event was recorded for the scale")
+		playDeploymentController(ns, "growing")
+		Eventually(condition(ns, "growing", webappv1.ConditionReconciling), timeout, interval).
+			Should(HaveField("Status", metav1.ConditionFalse))
+		Expect(condition(ns, "growing", webappv1.ConditionReady)(Default)).
+			To(haveStatusReason(metav1.ConditionTrue, status.ReasonReady))
+		Consistently(eventReasons(ns, "growing"), 2*time.Second, interval).Should(Equal(events))
+	})
+
+	It("stalls at once, naming the fix, when the kubelet refuses an image that runs as root", func() {
+		Expect(k8sClient.Create(ctx, newWebApp(ns, "rooted"))).To(Succeed())
+		Eventually(getDeployment(ns, "rooted"), timeout, interval).ShouldNot(BeNil())
+		pod := failingPod(ns, "rooted-7d9f-abcde", map[string]string{resources.LabelName: resources.AppName,
+			resources.LabelInstance: "rooted", resources.LabelManagedBy: resources.ManagedBy, "pod-template-hash": "7d9f"},
+			[]metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rooted-7d9f", UID: "rs-uid",
+				Controller: ptr.To(true)}})
+		Eventually(func(g Gomega) {
+			p := &corev1.Pod{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), p)).To(Succeed())
+			p.Status.ContainerStatuses[0].State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
+				Reason: "CreateContainerConfigError", Message: "container has runAsNonRoot and image will run as root " +
+					`(pod: "rooted-7d9f-abcde_` + ns + `(uid)", container: app)`}}
+			g.Expect(k8sClient.Status().Update(ctx, p)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+		Eventually(condition(ns, "rooted", webappv1.ConditionStalled), timeout, interval).Should(And(
+			haveStatusReason(metav1.ConditionTrue, status.ReasonImageRunsAsRoot),
+			HaveField("Message", ContainSubstring("set spec.security.runAsUser"))))
+		Expect(condition(ns, "rooted", webappv1.ConditionReconciling)(Default).Status).To(Equal(metav1.ConditionFalse))
+	})
+
+	It("stalls before applying anything when an image reference cannot parse", func() {
+		app := newWebApp(ns, "badimage")
+		app.Spec.Image = "NGINX:Latest"
+		Expect(k8sClient.Create(ctx, app)).To(Succeed())
+		Eventually(condition(ns, "badimage", webappv1.ConditionStalled), timeout, interval).Should(And(
+			haveStatusReason(metav1.ConditionTrue, status.ReasonInvalidImage),
+			HaveField("Message", ContainSubstring(`spec.image: image "NGINX:Latest"`))))
+		Consistently(func() error { return k8sClient.Get(ctx, key(ns, "badimage"), &appsv1.Deployment{}) },
+			2*time.Second, interval).Should(Satisfy(apierrors.IsNotFound))
+	})
+
 	It("serves the scale subresource", func() {
 		createReady(newWebApp(ns, "scaled"))
 		scale := &autoscalingv1.Scale{}

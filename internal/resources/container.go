@@ -3,11 +3,13 @@ package resources
 import (
 	"fmt"
 
+	"github.com/distribution/reference"
 	corev1 "k8s.io/api/core/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/utils/ptr"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
 const (
@@ -124,4 +126,30 @@ func protocol(p string) corev1.Protocol {
 		return corev1.ProtocolTCP
 	}
 	return corev1.Protocol(p)
+}
+
+// checkImages refuses an image reference that the kubelet could never pull (InvalidImageName), with
+// the same parser the kubelet uses: the WebApp is Stalled at once, and no pod that cannot start is
+// created. The CRD cannot refuse such a reference at admission without tightening a served version.
+func checkImages(app *webappv1.WebApp) error {
+	check := func(field, image string) error {
+		if _, err := reference.ParseNormalizedNamed(image); err != nil {
+			return status.InvalidImage("%s: image %q is not a valid image reference: %v", field, image, err)
+		}
+		return nil
+	}
+	if err := check("spec.image", app.Spec.Image); err != nil {
+		return err
+	}
+	for i, c := range app.Spec.Sidecars {
+		if err := check(fmt.Sprintf("spec.sidecars[%d].image", i), c.Image); err != nil {
+			return err
+		}
+	}
+	for i, c := range app.Spec.InitContainers {
+		if err := check(fmt.Sprintf("spec.initContainers[%d].image", i), c.Image); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
@@ -57,6 +58,9 @@ func PodLabels(app *webappv1.WebApp) map[string]string {
 
 // renderDeployment renders the Deployment that runs app's pods.
 func renderDeployment(app *webappv1.WebApp) (*appsv1ac.DeploymentApplyConfiguration, error) {
+	if err := checkImages(app); err != nil {
+		return nil, err
+	}
 	template, err := podTemplate(app)
 	if err != nil {
 		return nil, err
@@ -110,8 +114,9 @@ func WithConfigRevision(desired runtime.ApplyConfiguration, rev string) runtime.
 	return d
 }
 
-// deploymentHealth reads the Deployment's status the way `kubectl rollout status` does.
-func deploymentHealth(_ *webappv1.WebApp, d *appsv1.Deployment) status.Health {
+// deploymentHealth reads the Deployment's status the way `kubectl rollout status` does, except that
+// a WebApp that was Ready stays Ready while only its replica count moves (scalingHealth).
+func deploymentHealth(app *webappv1.WebApp, d *appsv1.Deployment) status.Health {
 	if d.Status.ObservedGeneration < d.Generation {
 		return progressing(status.ReasonRolloutInProgress,
 			fmt.Sprintf("waiting for the Deployment controller to observe generation %d", d.Generation))
@@ -132,6 +137,9 @@ func deploymentHealth(_ *webappv1.WebApp, d *appsv1.Deployment) status.Health {
 	if d.Spec.Paused && s.UpdatedReplicas < desired {
 		return pausedHealth(d, desired)
 	}
+	if h, ok := scalingHealth(app, d, desired); ok {
+		return h
+	}
 	switch {
 	case s.UpdatedReplicas < desired:
 		return progressing(status.ReasonRolloutInProgress,
@@ -147,6 +155,21 @@ func deploymentHealth(_ *webappv1.WebApp, d *appsv1.Deployment) status.Health {
 	}
 	return status.Health{Ready: true, Reason: status.ReasonReady,
 		Message: fmt.Sprintf("%d of %d replicas available and up to date", s.AvailableReplicas, desired)}
+}
+
+// scalingHealth reads a Deployment whose pods all run its latest template, some of them available,
+// while their number moves towards desired: a scale, or a pod being replaced. A WebApp that was
+// Ready serves throughout, so it stays Ready, and Reconciling says that the count is not reached yet.
+// A template change is never read this way: its old pods, or a generation not yet observed, come first.
+func scalingHealth(app *webappv1.WebApp, d *appsv1.Deployment, desired int32) (status.Health, bool) {
+	s := d.Status
+	moving := s.UpdatedReplicas != desired || s.AvailableReplicas < desired
+	if !moving || desired == 0 || s.Replicas != s.UpdatedReplicas || s.AvailableReplicas == 0 ||
+		!meta.IsStatusConditionTrue(app.Status.Conditions, webappv1.ConditionReady) {
+		return status.Health{}, false
+	}
+	return status.Health{Ready: true, Converging: true, Reason: status.ReasonScaling,
+		Message: fmt.Sprintf("scaling to %d replicas: %d available", desired, s.AvailableReplicas)}, true
 }
 
 // pausedHealth reads a paused Deployment with pods left on an earlier template: the app serves, as

@@ -2,7 +2,9 @@ package resources
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -12,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
 func newApp(mutate func(*webappv1.WebApp)) *webappv1.WebApp {
@@ -194,5 +197,38 @@ func expect[T any](t *testing.T, what string, got, want T) {
 	t.Helper()
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("%s: got %#v, want %#v", what, got, want)
+	}
+}
+
+// An image reference the kubelet would refuse (InvalidImageName) is reported before any pod is made.
+func TestInvalidImage(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		edit  func(*webappv1.WebApp)
+		field string
+	}{
+		{"upper case", func(a *webappv1.WebApp) { a.Spec.Image = "NGINX:Latest" }, "spec.image"},
+		{"a short digest", func(a *webappv1.WebApp) { a.Spec.Image = "nginx@sha256:abc" }, "spec.image"},
+		{"a sidecar's", func(a *webappv1.WebApp) {
+			a.Spec.Sidecars = []webappv1.Container{{Name: "proxy", Image: "Proxy"}}
+		}, "spec.sidecars[0].image"},
+		{"an init container's", func(a *webappv1.WebApp) {
+			a.Spec.InitContainers = []webappv1.Container{{Name: "init", Image: "x::1"}}
+		}, "spec.initContainers[0].image"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"},
+				Spec: webappv1.WebAppSpec{Image: "registry.local:5000/team/shop@sha256:" + strings.Repeat("a", 64)}}
+			if _, err := renderDeployment(app); err != nil {
+				t.Fatalf("a valid reference with a port and a digest: %v", err)
+			}
+			tt.edit(app)
+			_, err := renderDeployment(app)
+			problem := (*status.Problem)(nil)
+			if !errors.As(err, &problem) || problem.Reason != status.ReasonInvalidImage ||
+				!strings.HasPrefix(problem.Message, tt.field+": ") {
+				t.Fatalf("got %v, want an InvalidImage problem naming %s", err, tt.field)
+			}
+		})
 	}
 }

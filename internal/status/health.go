@@ -16,6 +16,9 @@ type Health struct {
 	Missing bool
 	// Ready: the child does its job for the current spec.
 	Ready bool
+	// Converging: the child is Ready and still moving towards the spec (a Deployment scaling), so the
+	// WebApp reports Reconciling too.
+	Converging bool
 	// Stalled: the child cannot progress without a change by the user.
 	Stalled bool
 	// Reason and Message say why, as a condition would.
@@ -88,6 +91,11 @@ func MonitoringAPIMissing(format string, args ...any) *Problem {
 // not optional; the message names it and where the spec references it.
 func ConfigMissing(format string, args ...any) *Problem {
 	return &Problem{Reason: ReasonConfigMissing, Message: fmt.Sprintf(format, args...)}
+}
+
+// InvalidImage: an image reference of the WebApp does not parse, so no pod could pull it.
+func InvalidImage(format string, args ...any) *Problem {
+	return &Problem{Reason: ReasonInvalidImage, Message: fmt.Sprintf(format, args...)}
 }
 
 // ReconcileError: a transient failure, retried with backoff.

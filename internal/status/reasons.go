@@ -23,6 +23,9 @@ const (
 	ReasonRolledBack               = "RolledBack"
 	ReasonMonitoringAPIMissing     = "MonitoringAPIMissing"
 	ReasonConfigMissing            = "ConfigMissing"
+	ReasonScaling                  = "Scaling"
+	ReasonImageRunsAsRoot          = "ImageRunsAsRoot"
+	ReasonInvalidImage             = "InvalidImage"
 
 	ReasonMinimumReplicasAvailable   = "MinimumReplicasAvailable"
 	ReasonMinimumReplicasUnavailable = "MinimumReplicasUnavailable"
@@ -37,9 +40,9 @@ const (
 // ReadyReasons are the reasons of the Ready, Reconciling and Stalled conditions, in the order of
 // docs/conditions.md.
 var ReadyReasons = []string{
-	ReasonReady, ReasonScaledToZero, ReasonPaused, ReasonCreating, ReasonRolloutInProgress, ReasonReplicasUnavailable,
+	ReasonReady, ReasonScaling, ReasonScaledToZero, ReasonPaused, ReasonCreating, ReasonRolloutInProgress, ReasonReplicasUnavailable,
 	ReasonAddressPending, ReasonRoutePending, ReasonRollingBack, ReasonPodFailing, ReasonReconcileError,
-	ReasonProgressDeadlineExceeded, ReasonRolledBack, ReasonReplicaFailure,
+	ReasonProgressDeadlineExceeded, ReasonRolledBack, ReasonImageRunsAsRoot, ReasonInvalidImage, ReasonReplicaFailure,
 	ReasonConfigMissing, ReasonNameConflict, ReasonInvalidSpec, ReasonRouteAPIMissing, ReasonMonitoringAPIMissing, ReasonApplyDenied,
 }
 

@@ -57,8 +57,8 @@ type Failure struct {
 // RolloutFailure decides, from the status a pass computed (next) and the live Deployment, whether
 // app's rollout has failed and should be rolled back. It returns the failure, or how long to wait
 // before asking again (0: nothing to wait for). A rollout has failed when the Deployment's progress
-// deadline passed, or when its pods have kept failing (PodFailing) for failureSeconds since the
-// WebApp stopped being Ready. Only a WebApp that asks for it, is not rolled back already and has a
+// deadline passed, when its pods can never start (ImageRunsAsRoot, InvalidImage), or when they have
+// kept failing (PodFailing) for failureSeconds since the WebApp stopped being Ready. Only a WebApp that asks for it, is not rolled back already and has a
 // Ready revision other than the one the Deployment runs goes back.
 func RolloutFailure(app *webappv1.WebApp, next webappv1.WebAppStatus, d *appsv1.Deployment,
 	now metav1.Time) (*Failure, time.Duration) {
@@ -74,7 +74,8 @@ func RolloutFailure(app *webappv1.WebApp, next webappv1.WebAppStatus, d *appsv1.
 		return nil, 0
 	}
 	switch ready.Reason {
-	case ReasonProgressDeadlineExceeded:
+	case ReasonProgressDeadlineExceeded, ReasonImageRunsAsRoot, ReasonInvalidImage:
+		// no wait cures these: the new template's pods can never start
 		return &Failure{Reason: ready.Reason, Message: ready.Message, To: *to}, 0
 	case ReasonPodFailing:
 		limit := time.Duration(ptr.Deref(app.Spec.Rollout.FailureSeconds, DefaultFailureSeconds)) * time.Second

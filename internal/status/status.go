@@ -28,8 +28,8 @@ type Observation struct {
 	Deployment *appsv1.Deployment
 	// Problem keeps the whole WebApp from converging (nil when there is none).
 	Problem *Problem
-	// PodIssue describes a pod that cannot become ready on its own (see PodIssue), or "".
-	PodIssue string
+	// PodIssue is a pod that cannot become ready on its own (FindPodIssue), or nil.
+	PodIssue *PodIssue
 	// Selector is reported as it is; URL too, unless a ready child exposes the WebApp elsewhere
 	// (Health.URL).
 	Selector, URL string
@@ -142,16 +142,12 @@ func evaluate(obs Observation, rolledBack *webappv1.RollbackStatus) verdict {
 		if h.Ready {
 			continue
 		}
-		v := fromHealth(h)
-		if i == 0 && obs.PodIssue != "" {
-			// Say why the rollout is not progressing: the pod's own reason is what the user must fix.
-			v.message = obs.PodIssue + "; " + v.message
-			if v.reconciling {
-				v.reason = ReasonPodFailing
-			}
-		}
 		if i == 0 && rolledBack != nil {
 			return rolledBackVerdict(rolledBack, h)
+		}
+		v := fromHealth(h)
+		if i == 0 && obs.PodIssue != nil {
+			v = withPodIssue(v, obs.PodIssue)
 		}
 		return v
 	}
@@ -171,10 +167,25 @@ func note(children []Health, t string) *Note {
 	return nil
 }
 
+// withPodIssue says why a rollout is not progressing: the pod's own reason is what the user must fix.
+// An issue no retry can cure stalls the WebApp at once, under its own reason, rather than after the
+// progress deadline.
+func withPodIssue(v verdict, issue *PodIssue) verdict {
+	message := issue.Message + "; " + v.message
+	switch {
+	case issue.Terminal():
+		return stalled(issue.Reason, message)
+	case v.reconciling:
+		v.reason = issue.Reason
+	}
+	v.message = message
+	return v
+}
+
 func fromHealth(h Health) verdict {
 	switch {
 	case h.Ready:
-		return verdict{ready: metav1.ConditionTrue, reason: h.Reason, message: h.Message}
+		return verdict{ready: metav1.ConditionTrue, reason: h.Reason, message: h.Message, reconciling: h.Converging}
 	case h.Stalled:
 		return stalled(h.Reason, h.Message)
 	}

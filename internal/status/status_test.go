@@ -2,6 +2,7 @@ package status_test
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -231,8 +232,8 @@ func TestComputeKeepsTransitionTimesAndIsStable(t *testing.T) {
 		t.Fatalf("status changed on an identical observation:\n%+v\n%+v", a.Status, again)
 	}
 
-	// Ready flips: only the flipped conditions get the new time.
-	obs = observe(a, deployment(2, 3, 3, 1, availableTrue), &corev1.Service{})
+	// Ready flips (a new template rolls out): only the flipped conditions get the new time.
+	obs = observe(a, deployment(2, 4, 1, 3, availableTrue), &corev1.Service{})
 	next := Compute(a, obs, t1)
 	if c := meta.FindStatusCondition(next.Conditions, webappv1.ConditionReady); !c.LastTransitionTime.Equal(&t1) {
 		t.Errorf("Ready transition time %v, want %v", c.LastTransitionTime, t1)
@@ -271,63 +272,97 @@ func waiting(reason, message string) func(*corev1.Pod) {
 	}
 }
 
-func TestPodIssue(t *testing.T) {
+func TestFindPodIssue(t *testing.T) {
 	healthy := pod("a-healthy", func(p *corev1.Pod) {
 		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app", Ready: true,
 			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}
 	})
+	failing := func(message string) *PodIssue { return &PodIssue{Reason: ReasonPodFailing, Message: message} }
 	tests := []struct {
 		name string
 		pods []corev1.Pod
-		want string
+		want *PodIssue
 	}{
-		{"no pods", nil, ""},
-		{"healthy", []corev1.Pod{healthy}, ""},
-		{"still creating is not a failure", []corev1.Pod{pod("b", waiting("ContainerCreating", ""))}, ""},
+		{"no pods", nil, nil},
+		{"healthy", []corev1.Pod{healthy}, nil},
+		{"still creating is not a failure", []corev1.Pod{pod("b", waiting("ContainerCreating", ""))}, nil},
 		{"image pull", []corev1.Pod{healthy, pod("b", waiting("ImagePullBackOff", `Back-off pulling image "x:nope"`))},
-			`pod b: ImagePullBackOff: Back-off pulling image "x:nope"`},
-		{"crash loop", []corev1.Pod{pod("c", waiting("CrashLoopBackOff", "back-off 10s"))}, "pod c: CrashLoopBackOff: back-off 10s"},
+			failing(`pod b: ImagePullBackOff: Back-off pulling image "x:nope"`)},
+		{"crash loop", []corev1.Pod{pod("c", waiting("CrashLoopBackOff", "back-off 10s"))}, failing("pod c: CrashLoopBackOff: back-off 10s")},
 		{"an image that runs as root", []corev1.Pod{pod("r", waiting("CreateContainerConfigError",
 			`container has runAsNonRoot and image will run as root (pod: "r", container: app)`))},
-			`pod r: CreateContainerConfigError: container has runAsNonRoot and image will run as root (pod: "r", container: app)` +
-				" (the image runs as root, or as a user name rather than a UID: WebApp pods run as non-root; " +
-				"use an image with a numeric non-root USER, or set spec.security.runAsUser to a UID the image can run as)"},
+			&PodIssue{Reason: ReasonImageRunsAsRoot, Message: "the image runs as root, or as a user name the kubelet " +
+				"cannot verify is not root, and WebApp pods run as non-root: use an image whose USER is a numeric " +
+				"non-root UID, or set spec.security.runAsUser to a non-root UID the image can run as (pod r: " +
+				`CreateContainerConfigError: container has runAsNonRoot and image will run as root (pod: "r", container: app))`}},
+		{"an image that runs as a user name", []corev1.Pod{pod("n", waiting("CreateContainerConfigError",
+			`container has runAsNonRoot and image has non-numeric user (nginx), cannot verify user is non-root`))},
+			&PodIssue{Reason: ReasonImageRunsAsRoot, Message: "the image runs as root, or as a user name the kubelet " +
+				"cannot verify is not root, and WebApp pods run as non-root: use an image whose USER is a numeric " +
+				"non-root UID, or set spec.security.runAsUser to a non-root UID the image can run as (pod n: " +
+				"CreateContainerConfigError: container has runAsNonRoot and image has non-numeric user (nginx), " +
+				"cannot verify user is non-root)"}},
+		{"another config error stays PodFailing", []corev1.Pod{pod("m", waiting("CreateContainerConfigError",
+			`secret "x" not found`))}, failing(`pod m: CreateContainerConfigError: secret "x" not found`)},
+		{"an image name that does not parse", []corev1.Pod{pod("i", waiting("InvalidImageName",
+			`Failed to apply default image tag "NGINX:Latest": couldn't parse image name`))},
+			&PodIssue{Reason: ReasonInvalidImage, Message: "the image reference does not parse: correct spec.image, " +
+				"or the image of the container named here (pod i: InvalidImageName: Failed to apply default image " +
+				`tag "NGINX:Latest": couldn't parse image name)`}},
 		{"a failing init container or sidecar", []corev1.Pod{pod("s", func(p *corev1.Pod) {
 			p.Status.InitContainerStatuses = []corev1.ContainerStatus{{Name: "proxy",
 				State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: "nope"}}}}
 			waiting("PodInitializing", "")(p)
-		})}, "pod s: container proxy: ImagePullBackOff: nope"},
+		})}, failing("pod s: container proxy: ImagePullBackOff: nope")},
 		{"unschedulable", []corev1.Pod{pod("d", func(p *corev1.Pod) {
 			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
 				Reason: corev1.PodReasonUnschedulable, Message: "0/1 nodes are available: 1 Insufficient cpu."}}
-		})}, "pod d: Unschedulable: 0/1 nodes are available: 1 Insufficient cpu."},
+		})}, failing("pod d: Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.")},
 		{"terminating pods are ignored", []corev1.Pod{pod("e", func(p *corev1.Pod) {
 			waiting("ErrImagePull", "x")(p)
 			p.DeletionTimestamp = &t0
-		})}, ""},
+		})}, nil},
 		{"first by name, whatever the list order", []corev1.Pod{pod("z", waiting("ErrImagePull", "z")), pod("y", waiting("CrashLoopBackOff", "y"))},
-			"pod y: CrashLoopBackOff: y"},
+			failing("pod y: CrashLoopBackOff: y")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := PodIssue(tt.pods); got != tt.want {
-				t.Errorf("PodIssue = %q, want %q", got, tt.want)
+			if got := FindPodIssue(tt.pods); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("FindPodIssue = %+v, want %+v", got, tt.want)
 			}
 		})
 	}
 }
 
+// An issue that no retry can cure stalls the WebApp at once, under its own reason, so that kstatus
+// says Failed instead of waiting for the progress deadline.
+func TestComputeStallsOnAPodIssueNoRetryCures(t *testing.T) {
+	for _, reason := range []string{ReasonImageRunsAsRoot, ReasonInvalidImage} {
+		rolling := observe(app(), deployment(2, 4, 1, 3, availableTrue, progressingTrue), &corev1.Service{})
+		rolling.PodIssue = &PodIssue{Reason: reason, Message: "pod shop-1: the fix"}
+		st := Compute(app(), rolling, t0)
+		stalled := meta.FindStatusCondition(st.Conditions, webappv1.ConditionStalled)
+		reconciling := meta.FindStatusCondition(st.Conditions, webappv1.ConditionReconciling)
+		if stalled.Status != metav1.ConditionTrue || stalled.Reason != reason || reconciling.Status != metav1.ConditionFalse ||
+			!strings.HasPrefix(stalled.Message, "pod shop-1: the fix; ") {
+			t.Errorf("%s: Stalled = %s/%s %q, Reconciling = %s", reason, stalled.Status, stalled.Reason, stalled.Message,
+				reconciling.Status)
+		}
+	}
+}
+
 func TestComputeNamesTheFailingPod(t *testing.T) {
 	issue := `pod shop-1: ImagePullBackOff: Back-off pulling image "x:nope"`
+	podIssue := &PodIssue{Reason: ReasonPodFailing, Message: issue}
 	rolling := observe(app(), deployment(2, 4, 1, 3, availableTrue, progressingTrue), &corev1.Service{})
-	rolling.PodIssue = issue
+	rolling.PodIssue = podIssue
 	c := meta.FindStatusCondition(Compute(app(), rolling, t0).Conditions, webappv1.ConditionReady)
 	if c.Status != metav1.ConditionFalse || c.Reason != ReasonPodFailing || c.Message != issue+"; 1 of 3 replicas updated to the latest spec" {
 		t.Errorf("during the rollout Ready = %s/%s %q", c.Status, c.Reason, c.Message)
 	}
 
 	stuck := observe(app(), deployment(2, 4, 1, 3, availableTrue, deadline), &corev1.Service{})
-	stuck.PodIssue = issue
+	stuck.PodIssue = podIssue
 	st := Compute(app(), stuck, t0)
 	if c := meta.FindStatusCondition(st.Conditions, webappv1.ConditionStalled); c.Status != metav1.ConditionTrue ||
 		c.Reason != ReasonProgressDeadlineExceeded || !strings.HasPrefix(c.Message, issue) {
@@ -335,7 +370,7 @@ func TestComputeNamesTheFailingPod(t *testing.T) {
 	}
 
 	done := observe(app(), deployment(2, 3, 3, 3, availableTrue), &corev1.Service{})
-	done.PodIssue = issue
+	done.PodIssue = podIssue
 	if c := meta.FindStatusCondition(Compute(app(), done, t0).Conditions, webappv1.ConditionReady); c.Status != metav1.ConditionTrue {
 		t.Errorf("a rolled-out WebApp is Ready whatever a stray pod says; got %s/%s", c.Status, c.Reason)
 	}
@@ -445,5 +480,55 @@ func TestComputeNotes(t *testing.T) {
 	a.Status = next
 	if off := Compute(a, ready, t1); meta.FindStatusCondition(off.Conditions, webappv1.ConditionAutoscaling) != nil {
 		t.Error("the Autoscaling condition outlived the autoscaler")
+	}
+}
+
+// A WebApp that was Ready stays Ready while only its replica count moves, and says so in Reconciling;
+// a template change, or one that was never Ready, still reads as a rollout.
+func TestComputeKeepsReadyWhileScaling(t *testing.T) {
+	ready := func() *webappv1.WebApp {
+		a := app()
+		a.Status.Conditions = []metav1.Condition{{Type: webappv1.ConditionReady, Status: metav1.ConditionTrue,
+			Reason: ReasonReady, LastTransitionTime: t0}}
+		return a
+	}
+	tests := []struct {
+		name        string
+		app         *webappv1.WebApp
+		d           *appsv1.Deployment
+		ready       metav1.ConditionStatus
+		reason      string
+		reconciling metav1.ConditionStatus
+		message     string
+	}{
+		{"scaling up: pods not all created", ready(), deployment(2, 2, 2, 2, availableFalse),
+			metav1.ConditionTrue, ReasonScaling, metav1.ConditionTrue, "scaling to 3 replicas: 2 available"},
+		{"scaling up: pods created, not all available", ready(), deployment(2, 3, 3, 1, availableFalse),
+			metav1.ConditionTrue, ReasonScaling, metav1.ConditionTrue, "scaling to 3 replicas: 1 available"},
+		{"a pod replaced", ready(), deployment(2, 3, 3, 2, availableTrue),
+			metav1.ConditionTrue, ReasonScaling, metav1.ConditionTrue, "scaling to 3 replicas: 2 available"},
+		{"scaled", ready(), deployment(2, 3, 3, 3, availableTrue),
+			metav1.ConditionTrue, ReasonReady, metav1.ConditionFalse, "3 of 3 replicas available and up to date"},
+		{"never Ready: still a rollout", app(), deployment(2, 3, 3, 1, availableFalse),
+			metav1.ConditionFalse, ReasonReplicasUnavailable, metav1.ConditionTrue, "1 of 3 updated replicas available"},
+		{"old pods: a template change", ready(), deployment(2, 4, 1, 3, availableTrue),
+			metav1.ConditionFalse, ReasonRolloutInProgress, metav1.ConditionTrue, "1 of 3 replicas updated to the latest spec"},
+		{"not observed yet", ready(), deployment(1, 3, 3, 3, availableTrue),
+			metav1.ConditionFalse, ReasonRolloutInProgress, metav1.ConditionTrue, "waiting for the Deployment controller to observe generation 2"},
+		{"nothing available: not serving", ready(), deployment(2, 3, 3, 0, availableFalse),
+			metav1.ConditionFalse, ReasonReplicasUnavailable, metav1.ConditionTrue, "0 of 3 updated replicas available"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := Compute(tt.app, observe(tt.app, tt.d, &corev1.Service{}), t1)
+			r := meta.FindStatusCondition(st.Conditions, webappv1.ConditionReady)
+			rec := meta.FindStatusCondition(st.Conditions, webappv1.ConditionReconciling)
+			stalled := meta.FindStatusCondition(st.Conditions, webappv1.ConditionStalled)
+			if r.Status != tt.ready || r.Reason != tt.reason || r.Message != tt.message || rec.Status != tt.reconciling ||
+				stalled.Status != metav1.ConditionFalse {
+				t.Errorf("Ready = %s/%s %q, Reconciling = %s, Stalled = %s; want %s/%s %q, Reconciling = %s",
+					r.Status, r.Reason, r.Message, rec.Status, stalled.Status, tt.ready, tt.reason, tt.message, tt.reconciling)
+			}
+		})
 	}
 }

@@ -96,7 +96,14 @@ func observations(app *webappv1.WebApp) map[string]webappstatus.Observation {
 	route := &unstructured.Unstructured{}
 	route.SetGroupVersionKind(resources.HTTPRouteGVK)
 	podFailing := observe(app, deployment(2, 2, 1, 1))
-	podFailing.PodIssue = "pod shop-1: ImagePullBackOff: Back-off pulling image"
+	podFailing.PodIssue = &webappstatus.PodIssue{Reason: webappstatus.ReasonPodFailing,
+		Message: "pod shop-1: ImagePullBackOff: Back-off pulling image"}
+	runsAsRoot := observe(app, deployment(2, 2, 2, 0))
+	runsAsRoot.PodIssue = &webappstatus.PodIssue{Reason: webappstatus.ReasonImageRunsAsRoot,
+		Message: "the image runs as root (pod shop-1: CreateContainerConfigError: ...)"}
+	wasReady := app.DeepCopy()
+	wasReady.Status.Conditions = []metav1.Condition{{Type: webappv1.ConditionReady, Status: metav1.ConditionTrue,
+		Reason: webappstatus.ReasonReady}}
 	paused := deployment(2, 2, 0, 2)
 	paused.Spec.Paused = true
 	rolledBack := func(d *appsv1.Deployment) webappstatus.Observation {
@@ -119,7 +126,11 @@ func observations(app *webappv1.WebApp) map[string]webappstatus.Observation {
 			resources.Ingress.Health(app, &networkingv1.Ingress{}))},
 		webappstatus.ReasonRoutePending: {Children: append(observe(app, deployment(2, 2, 2, 2)).Children,
 			resources.HTTPRoute.Health(routed, route))},
-		webappstatus.ReasonPodFailing: podFailing,
+		webappstatus.ReasonPodFailing:      podFailing,
+		webappstatus.ReasonScaling:         observe(wasReady, deployment(2, 2, 2, 1)),
+		webappstatus.ReasonImageRunsAsRoot: runsAsRoot,
+		webappstatus.ReasonInvalidImage: {
+			Problem: webappstatus.InvalidImage(`spec.image: image "NGINX:Latest" is not a valid image reference`)},
 		webappstatus.ReasonReconcileError: {
 			Problem: webappstatus.ReconcileError(errors.New("etcdserver: request timed out"))},
 		webappstatus.ReasonProgressDeadlineExceeded: observe(app, deployment(2, 2, 1, 1,
