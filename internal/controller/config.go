@@ -115,7 +115,7 @@ func (r *WebAppReconciler) configRevision(ctx context.Context, app *webappv1.Web
 		}
 	}
 	if len(missing) > 0 {
-		return "", status.ConfigMissing("%s; the operator applies nothing until it does (running pods keep running), "+
+		return "", status.NewProblem(status.ReasonConfigMissing, "%s; the operator applies nothing until it does (running pods keep running), "+
 			"and goes on once it exists", strings.Join(missing, "; "))
 	}
 	if !roll {

@@ -120,7 +120,7 @@ func decodeLeaf(value any, t reflect.Type, path string) (string, error) {
 func (r *WebAppReconciler) reportUndecodable(ctx context.Context, u *unstructured.Unstructured, decodeErr error) (ctrl.Result, error) {
 	log := logf.FromContext(ctx)
 	app := undecodableStub(u) // enough for events and status
-	problem := status.InvalidSpec("%v; the WebApp was admitted by an earlier CRD that lacked the rule for this field: "+
+	problem := status.NewProblem(status.ReasonInvalidSpec, "%v; the WebApp was admitted by an earlier CRD that lacked the rule for this field: "+
 		"correct the field, and the operator reconciles it again", decodeErr)
 	next := status.Compute(app, status.Observation{Problem: problem, Selector: app.Status.Selector, URL: app.Status.URL}, r.now())
 	r.recordReadyChange(app, next)

@@ -58,7 +58,7 @@ func (r *WebAppReconciler) ensure(ctx context.Context, app *webappv1.WebApp, chi
 	// By UID: a WebApp deleted and re-created under the same name does not inherit the children of
 	// its namesake while the garbage collector removes them.
 	if !metav1.IsControlledBy(live, app) {
-		return nil, false, status.NameConflict("%s %s named %q already exists and is not controlled by this WebApp; "+
+		return nil, false, status.NewProblem(status.ReasonNameConflict, "%s %s named %q already exists and is not controlled by this WebApp; "+
 			"it is left untouched: delete it or rename the WebApp", article(child.Kind()), child.Kind(), app.Name)
 	}
 	if owned, err := child.Owned(live); err == nil && equality.Semantic.DeepEqual(owned, desired) {
@@ -100,7 +100,7 @@ func (r *WebAppReconciler) prune(ctx context.Context, app *webappv1.WebApp, chil
 	uid, rv := live.GetUID(), live.GetResourceVersion()
 	if err := r.Delete(ctx, live, client.Preconditions{UID: &uid, ResourceVersion: &rv}); err != nil {
 		if apierrors.IsForbidden(err) {
-			return status.ApplyDenied("the API server denied deleting the %s: %v", child.Kind(), err)
+			return status.NewProblem(status.ReasonApplyDenied, "the API server denied deleting the %s: %v", child.Kind(), err)
 		}
 		return client.IgnoreNotFound(err)
 	}
@@ -138,11 +138,11 @@ func applyError(child resources.Child, app *webappv1.WebApp, existed bool, err e
 			// (say, of a Service port number) can clash with what we apply.
 			msg += fmt.Sprintf("; if the %s was edited by hand, delete it and the operator recreates it", child.Kind())
 		}
-		return status.InvalidSpec("%s", msg)
+		return status.NewProblem(status.ReasonInvalidSpec, "%s", msg)
 	case apierrors.IsForbidden(err) || apierrors.IsBadRequest(err):
 		// An admission webhook or policy, a quota or RBAC said no: retrying the same request cannot
 		// help until someone changes them, so report it and recheck slowly.
-		return status.ApplyDenied("the API server denied the %s: %v", child.Kind(), err)
+		return status.NewProblem(status.ReasonApplyDenied, "the API server denied the %s: %v", child.Kind(), err)
 	}
 	return fmt.Errorf("applying %s %s: %w", child.Kind(), app.Name, err)
 }

@@ -196,7 +196,7 @@ func (r *WebAppReconciler) converge(ctx context.Context, app *webappv1.WebApp) (
 		var desired runtime.ApplyConfiguration
 		if desired, err = child.Desired(app); err != nil {
 			if problem := (*status.Problem)(nil); !errors.As(err, &problem) {
-				err = status.InvalidSpec("%s", err)
+				err = status.NewProblem(status.ReasonInvalidSpec, "%s", err)
 			}
 			break
 		}
@@ -205,7 +205,7 @@ func (r *WebAppReconciler) converge(ctx context.Context, app *webappv1.WebApp) (
 			// Nothing of the kind can exist, so there is nothing to prune either. The children before
 			// it are applied: the app runs, inside the cluster, without its route.
 			if desired != nil {
-				if err = status.InvalidSpec("the cluster does not serve the %s API", child.Kind()); child.MissingAPI() != nil {
+				if err = status.NewProblem(status.ReasonInvalidSpec, "the cluster does not serve the %s API", child.Kind()); child.MissingAPI() != nil {
 					err = child.MissingAPI()
 				}
 				break

@@ -134,7 +134,7 @@ func protocol(p string) corev1.Protocol {
 func checkImages(app *webappv1.WebApp) error {
 	check := func(field, image string) error {
 		if _, err := reference.ParseNormalizedNamed(image); err != nil {
-			return status.InvalidImage("%s: image %q is not a valid image reference: %v", field, image, err)
+			return status.NewProblem(status.ReasonInvalidImage, "%s: image %q is not a valid image reference: %v", field, image, err)
 		}
 		return nil
 	}

@@ -38,7 +38,7 @@ var HTTPRoute Child = kind[*unstructured.Unstructured, runtime.ApplyConfiguratio
 	extract: extractUnstructured(newHTTPRoute),
 	health:  httpRouteHealth,
 	missingAPI: func() *status.Problem {
-		return status.RouteAPIMissing("the Gateway API (%s/%s %s) is not installed: install its CRDs, then restart "+
+		return status.NewProblem(status.ReasonRouteAPIMissing, "the Gateway API (%s/%s %s) is not installed: install its CRDs, then restart "+
 			"the operator, which looks for them only when it starts", gatewayGroup, HTTPRouteGVK.Version, HTTPRouteGVK.Kind)
 	},
 }

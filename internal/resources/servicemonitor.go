@@ -42,7 +42,7 @@ var ServiceMonitor Child = kind[*unstructured.Unstructured, runtime.ApplyConfigu
 	render:  renderServiceMonitor,
 	extract: extractUnstructured(newServiceMonitor),
 	missingAPI: func() *status.Problem {
-		return status.MonitoringAPIMissing("the Prometheus Operator's API (%s/%s %s), which spec.metrics needs, is not "+
+		return status.NewProblem(status.ReasonMonitoringAPIMissing, "the Prometheus Operator's API (%s/%s %s), which spec.metrics needs, is not "+
 			"installed: install its CRDs, then restart the operator, which looks for them only when it starts",
 			monitoringGroup, ServiceMonitorGVK.Version, ServiceMonitorGVK.Kind)
 	},

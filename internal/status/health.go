@@ -54,49 +54,37 @@ type Problem struct {
 	Message string
 }
 
+// problemReasons are the reasons a Problem carries, each with whether it is terminal: retrying the
+// same pass cannot help, only a change by the user (or to the cluster, such as a foreign object
+// going away) can. Terminal problems make the WebApp Stalled; the others are retried with backoff.
+var problemReasons = map[string]bool{
+	// an object the WebApp would create exists and is not controlled by it
+	ReasonNameConflict: true,
+	// the WebApp cannot be rendered, or the API server refuses what it renders to
+	ReasonInvalidSpec: true,
+	// an image reference of the WebApp does not parse, so no pod could pull it
+	ReasonInvalidImage: true,
+	// the API server refused a write for a reason outside the spec: a webhook, a policy, a quota, RBAC
+	ReasonApplyDenied: true,
+	// the WebApp asks for a route, and the cluster does not serve the Gateway API
+	ReasonRouteAPIMissing: true,
+	// the WebApp asks for metrics to be scraped, and the cluster does not serve the ServiceMonitor API
+	ReasonMonitoringAPIMissing: true,
+	// the pods would read a ConfigMap or Secret that does not exist, and the reference is not optional
+	ReasonConfigMissing: true,
+	// a transient failure: the API server unreachable, a timeout
+	ReasonReconcileError: false,
+}
+
+// NewProblem returns a Problem of reason, one of problemReasons, with a formatted message.
+func NewProblem(reason, format string, args ...any) *Problem {
+	return &Problem{Reason: reason, Message: fmt.Sprintf(format, args...)}
+}
+
 func (p *Problem) Error() string { return p.Message }
 
-// Terminal reports whether retrying the same pass cannot help: only a change by the user (or to
-// the cluster, such as a foreign object going away) can.
-func (p *Problem) Terminal() bool { return p.Reason != ReasonReconcileError }
-
-// NameConflict: an object the WebApp would create exists and is not controlled by it.
-func NameConflict(format string, args ...any) *Problem {
-	return &Problem{Reason: ReasonNameConflict, Message: fmt.Sprintf(format, args...)}
-}
-
-// InvalidSpec: the WebApp cannot be rendered, or the API server refuses what it renders to.
-func InvalidSpec(format string, args ...any) *Problem {
-	return &Problem{Reason: ReasonInvalidSpec, Message: fmt.Sprintf(format, args...)}
-}
-
-// ApplyDenied: the API server refused to let the operator write a child for a reason outside the
-// WebApp's spec: an admission webhook or policy, a quota, RBAC.
-func ApplyDenied(format string, args ...any) *Problem {
-	return &Problem{Reason: ReasonApplyDenied, Message: fmt.Sprintf(format, args...)}
-}
-
-// RouteAPIMissing: the WebApp asks for a route whose API (a CRD) the cluster does not serve.
-func RouteAPIMissing(format string, args ...any) *Problem {
-	return &Problem{Reason: ReasonRouteAPIMissing, Message: fmt.Sprintf(format, args...)}
-}
-
-// MonitoringAPIMissing: the WebApp asks for metrics to be scraped, and the cluster does not serve the
-// API (the Prometheus Operator's ServiceMonitor CRD) that says so.
-func MonitoringAPIMissing(format string, args ...any) *Problem {
-	return &Problem{Reason: ReasonMonitoringAPIMissing, Message: fmt.Sprintf(format, args...)}
-}
-
-// ConfigMissing: the pods would read a ConfigMap or Secret that does not exist, and the reference is
-// not optional; the message names it and where the spec references it.
-func ConfigMissing(format string, args ...any) *Problem {
-	return &Problem{Reason: ReasonConfigMissing, Message: fmt.Sprintf(format, args...)}
-}
-
-// InvalidImage: an image reference of the WebApp does not parse, so no pod could pull it.
-func InvalidImage(format string, args ...any) *Problem {
-	return &Problem{Reason: ReasonInvalidImage, Message: fmt.Sprintf(format, args...)}
-}
+// Terminal reports whether retrying the same pass cannot help (problemReasons).
+func (p *Problem) Terminal() bool { return problemReasons[p.Reason] }
 
 // ReconcileError: a transient failure, retried with backoff.
 func ReconcileError(err error) *Problem {

@@ -124,14 +124,14 @@ func TestCompute(t *testing.T) {
 			want{metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionTrue, ReasonProgressDeadlineExceeded, ReasonMinimumReplicasAvailable}},
 		{"the ReplicaSet cannot create pods", observe(app(), deployment(2, 0, 0, 0, replicaFailure, progressingTrue), svc),
 			want{metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionUnknown, ReasonReplicaFailure, ReasonMinimumReplicasUnavailable}},
-		{"an admission policy, a quota or RBAC denies a child", Observation{Problem: ApplyDenied("exceeded quota"), Deployment: deployment(2, 3, 3, 3, availableTrue)},
+		{"an admission policy, a quota or RBAC denies a child", Observation{Problem: NewProblem(ReasonApplyDenied, "exceeded quota"), Deployment: deployment(2, 3, 3, 3, availableTrue)},
 			want{metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionTrue, ReasonApplyDenied, ReasonMinimumReplicasAvailable}},
-		{"a referenced ConfigMap does not exist, the old pods keep running", Observation{Problem: ConfigMissing(`ConfigMap "x" referenced by env FOO does not exist`),
+		{"a referenced ConfigMap does not exist, the old pods keep running", Observation{Problem: NewProblem(ReasonConfigMissing, `ConfigMap "x" referenced by env FOO does not exist`),
 			Deployment: deployment(2, 3, 3, 3, availableTrue)},
 			want{metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionTrue, ReasonConfigMissing, ReasonMinimumReplicasAvailable}},
-		{"foreign object in the way", Observation{Problem: NameConflict("a Deployment named shop exists")},
+		{"foreign object in the way", Observation{Problem: NewProblem(ReasonNameConflict, "a Deployment named shop exists")},
 			want{metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionUnknown, ReasonNameConflict, ReasonDeploymentNotFound}},
-		{"API server refuses the rendered object", Observation{Problem: InvalidSpec("spec.template...env[0].name: Invalid value")},
+		{"API server refuses the rendered object", Observation{Problem: NewProblem(ReasonInvalidSpec, "spec.template...env[0].name: Invalid value")},
 			want{metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionUnknown, ReasonInvalidSpec, ReasonDeploymentNotFound}},
 		{"transient error", Observation{Problem: ReconcileError(errors.New("etcdserver: request timed out")), Deployment: deployment(2, 3, 3, 3, availableTrue)},
 			want{metav1.ConditionFalse, metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionTrue, ReasonReconcileError, ReasonMinimumReplicasAvailable}},
@@ -191,7 +191,7 @@ func TestComputeCopiesCountsAndAddresses(t *testing.T) {
 		t.Errorf("url %q", st.URL)
 	}
 	// A foreign Deployment's counts are not ours to report.
-	st = Compute(app(), Observation{Deployment: d, Problem: NameConflict("foreign")}, t0)
+	st = Compute(app(), Observation{Deployment: d, Problem: NewProblem(ReasonNameConflict, "foreign")}, t0)
 	if st.Replicas != 0 || st.AvailableReplicas != 0 {
 		t.Errorf("counts of a foreign Deployment reported: %+v", st)
 	}
@@ -204,7 +204,7 @@ func TestComputeReportsTheConfigRevisionOfTheTemplate(t *testing.T) {
 	d.Spec.Template.Annotations = map[string]string{webappv1.ConfigRevisionAnnotation: "0123456789abcdef", "other": "x"}
 	for name, obs := range map[string]Observation{
 		"rolled out":     observe(app(), d, &corev1.Service{}),
-		"config missing": {Deployment: d, Problem: ConfigMissing(`ConfigMap "x" referenced by envFrom does not exist`)},
+		"config missing": {Deployment: d, Problem: NewProblem(ReasonConfigMissing, `ConfigMap "x" referenced by envFrom does not exist`)},
 	} {
 		if got := Compute(app(), obs, t0).ConfigRevision; got != "0123456789abcdef" {
 			t.Errorf("%s: configRevision %q, want the template's", name, got)
@@ -213,7 +213,7 @@ func TestComputeReportsTheConfigRevisionOfTheTemplate(t *testing.T) {
 	for name, obs := range map[string]Observation{
 		"no annotation":        observe(app(), deployment(2, 3, 3, 3, availableTrue), &corev1.Service{}),
 		"no Deployment":        observe(app(), nil, nil),
-		"a foreign Deployment": {Deployment: d, Problem: NameConflict("foreign")},
+		"a foreign Deployment": {Deployment: d, Problem: NewProblem(ReasonNameConflict, "foreign")},
 	} {
 		if got := Compute(app(), obs, t0).ConfigRevision; got != "" {
 			t.Errorf("%s: configRevision %q, want none", name, got)
@@ -250,7 +250,7 @@ func TestComputeDoesNotMutateItsInput(t *testing.T) {
 	a := app()
 	a.Status = Compute(a, observe(a, nil, nil), t0)
 	before := a.DeepCopy()
-	_ = Compute(a, Observation{Problem: NameConflict("x")}, t1)
+	_ = Compute(a, Observation{Problem: NewProblem(ReasonNameConflict, "x")}, t1)
 	if !equalStatus(before.Status, a.Status) {
 		t.Fatal("Compute changed the WebApp it was given")
 	}

@@ -130,18 +130,18 @@ func observations(app *webappv1.WebApp) map[string]webappstatus.Observation {
 		webappstatus.ReasonScaling:         observe(wasReady, deployment(2, 2, 2, 1)),
 		webappstatus.ReasonImageRunsAsRoot: runsAsRoot,
 		webappstatus.ReasonInvalidImage: {
-			Problem: webappstatus.InvalidImage(`spec.image: image "NGINX:Latest" is not a valid image reference`)},
+			Problem: webappstatus.NewProblem(webappstatus.ReasonInvalidImage, `spec.image: image "NGINX:Latest" is not a valid image reference`)},
 		webappstatus.ReasonReconcileError: {
 			Problem: webappstatus.ReconcileError(errors.New("etcdserver: request timed out"))},
 		webappstatus.ReasonProgressDeadlineExceeded: observe(app, deployment(2, 2, 1, 1,
 			cond(appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded"))),
 		webappstatus.ReasonReplicaFailure: observe(app, deployment(2, 2, 0, 0,
 			cond(appsv1.DeploymentReplicaFailure, corev1.ConditionTrue, "FailedCreate"))),
-		webappstatus.ReasonNameConflict: {Problem: webappstatus.NameConflict("a Deployment named shop exists")},
+		webappstatus.ReasonNameConflict: {Problem: webappstatus.NewProblem(webappstatus.ReasonNameConflict, "a Deployment named shop exists")},
 		webappstatus.ReasonConfigMissing: {
-			Problem: webappstatus.ConfigMissing(`ConfigMap "x" referenced by env FOO does not exist`)},
-		webappstatus.ReasonInvalidSpec:          {Problem: webappstatus.InvalidSpec("spec.resources: invalid")},
-		webappstatus.ReasonApplyDenied:          {Problem: webappstatus.ApplyDenied("exceeded quota")},
+			Problem: webappstatus.NewProblem(webappstatus.ReasonConfigMissing, `ConfigMap "x" referenced by env FOO does not exist`)},
+		webappstatus.ReasonInvalidSpec:          {Problem: webappstatus.NewProblem(webappstatus.ReasonInvalidSpec, "spec.resources: invalid")},
+		webappstatus.ReasonApplyDenied:          {Problem: webappstatus.NewProblem(webappstatus.ReasonApplyDenied, "exceeded quota")},
 		webappstatus.ReasonRouteAPIMissing:      {Problem: resources.HTTPRoute.MissingAPI()},
 		webappstatus.ReasonMonitoringAPIMissing: {Problem: resources.ServiceMonitor.MissingAPI()},
 	}
