@@ -22,6 +22,8 @@ BUNDLE_METADATA_OPTS ?= $(BUNDLE_CHANNELS) $(BUNDLE_DEFAULT_CHANNEL)
 
 IMAGE_TAG_BASE ?= ghcr.io/webapp-operator/webapp-operator
 BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
+# --overwrite=false keeps bundle.Dockerfile and bundle/metadata as committed: they carry labels that
+# operator-sdk does not write (com.redhat.openshift.versions), so edit them there.
 BUNDLE_GEN_FLAGS ?= -q --overwrite=false --version $(VERSION) $(BUNDLE_METADATA_OPTS)
 IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
 # The platforms of the manager image (one index); the CSV's operatorframework.io/arch labels must list

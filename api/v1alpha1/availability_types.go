@@ -139,18 +139,21 @@ type ScalingPolicy struct {
 	// Type is Pods or Percent.
 	// +required
 	// +kubebuilder:validation:Enum=Pods;Percent
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Type",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Pods","urn:alm:descriptor:com.tectonic.ui:select:Percent"}
 	Type string `json:"type"`
 
 	// Value is the number of pods, or the percentage, that may change: more than 0.
 	// +required
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1000
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Value",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	Value int32 `json:"value"`
 
 	// PeriodSeconds is the window the value applies to: 1 to 1800.
 	// +required
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1800
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Period Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	PeriodSeconds int32 `json:"periodSeconds"`
 }
 

@@ -68,17 +68,20 @@ type ContainerPort struct {
 	// +kubebuilder:validation:MaxLength=15
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	// +kubebuilder:validation:XValidation:rule="self.matches('[a-z]') && !self.contains('--') && self != 'http'",message="a port name needs a letter, no '--', and is not http (the main port's name)"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Name",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Name string `json:"name"`
 
 	// ContainerPort is the number the container listens on.
 	// +required
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=65535
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Container Port",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	ContainerPort int32 `json:"containerPort"`
 
 	// Protocol is TCP (default), UDP or SCTP.
 	// +optional
 	// +kubebuilder:validation:Enum=TCP;UDP;SCTP
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Protocol",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:TCP","urn:alm:descriptor:com.tectonic.ui:select:UDP","urn:alm:descriptor:com.tectonic.ui:select:SCTP"}
 	Protocol string `json:"protocol,omitempty"`
 
 	// ServicePort, when set, exposes the port on the WebApp's Service under that number (and the
@@ -86,6 +89,7 @@ type ContainerPort struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=65535
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Service Port",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	ServicePort *int32 `json:"servicePort,omitempty"`
 }
 
@@ -98,6 +102,7 @@ type Volume struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Name",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Name string `json:"name"`
 
 	// MountPath is where the container sees it: an absolute path.
@@ -105,33 +110,40 @@ type Volume struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	// +kubebuilder:validation:Pattern=`^/[^:]*$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Mount Path",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	MountPath string `json:"mountPath"`
 
 	// SubPath mounts one entry of the volume instead of its root: a relative path without "..".
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	// +kubebuilder:validation:XValidation:rule="!self.startsWith('/') && !self.matches('(^|/)[.][.](/|$)')",message="subPath is a relative path without '..'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Sub Path",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	SubPath string `json:"subPath,omitempty"`
 
 	// ReadOnly mounts it read-only. ConfigMaps and Secrets are read-only whatever this says.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Read Only",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
 	ReadOnly bool `json:"readOnly,omitempty"`
 
 	// ConfigMap mounts the keys of a ConfigMap as files.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="ConfigMap"
 	ConfigMap *ConfigMapVolume `json:"configMap,omitempty"`
 
 	// Secret mounts the keys of a Secret as files.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Secret"
 	Secret *SecretVolume `json:"secret,omitempty"`
 
 	// EmptyDir is scratch space that lives as long as the pod.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Empty Dir"
 	EmptyDir *EmptyDirVolume `json:"emptyDir,omitempty"`
 
 	// PersistentVolumeClaim mounts an existing claim. The WebApp does not create or delete it; with
 	// more than one replica it needs an access mode that allows that (ReadWriteMany or ReadOnlyMany).
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Persistent Volume Claim"
 	PersistentVolumeClaim *PersistentVolumeClaimVolume `json:"persistentVolumeClaim,omitempty"`
 }
 
@@ -142,23 +154,27 @@ type ConfigMapVolume struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="!format.dns1123Subdomain().validate(self).hasValue()",message="must be a DNS subdomain name: lower case letters, digits, '-' and '.'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="ConfigMap",xDescriptors={"urn:alm:descriptor:io.kubernetes:ConfigMap"}
 	Name string `json:"name"`
 
 	// Items maps keys to file paths; without it every key becomes a file named like the key.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=16
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Items"
 	Items []KeyToPath `json:"items,omitempty"`
 
 	// DefaultMode is the mode of the files, 0 to 0777 (511); 0644 (420) by default.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=511
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Default Mode",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	DefaultMode *int32 `json:"defaultMode,omitempty"`
 
 	// Optional: when true, a missing ConfigMap mounts an empty directory instead of keeping the pod
 	// from starting.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Optional",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
 	Optional *bool `json:"optional,omitempty"`
 }
 
@@ -169,23 +185,27 @@ type SecretVolume struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="!format.dns1123Subdomain().validate(self).hasValue()",message="must be a DNS subdomain name: lower case letters, digits, '-' and '.'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Secret",xDescriptors={"urn:alm:descriptor:io.kubernetes:Secret"}
 	Name string `json:"name"`
 
 	// Items maps keys to file paths; without it every key becomes a file named like the key.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=16
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Items"
 	Items []KeyToPath `json:"items,omitempty"`
 
 	// DefaultMode is the mode of the files, 0 to 0777 (511); 0644 (420) by default.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=511
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Default Mode",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	DefaultMode *int32 `json:"defaultMode,omitempty"`
 
 	// Optional: when true, a missing Secret mounts an empty directory instead of keeping the pod
 	// from starting.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Optional",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
 	Optional *bool `json:"optional,omitempty"`
 }
 
@@ -196,6 +216,7 @@ type KeyToPath struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[.]?[-_a-zA-Z0-9][-._a-zA-Z0-9]*$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Key",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Key string `json:"key"`
 
 	// Path of the file, relative to the mount path, without "..".
@@ -203,12 +224,14 @@ type KeyToPath struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
 	// +kubebuilder:validation:XValidation:rule="!self.startsWith('/') && !self.matches('(^|/)[.][.](/|$)')",message="path is a relative path without '..'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Path",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Path string `json:"path"`
 
 	// Mode of this file, 0 to 0777 (511); the volume's defaultMode otherwise.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=511
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Mode",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	Mode *int32 `json:"mode,omitempty"`
 }
 
@@ -217,10 +240,12 @@ type EmptyDirVolume struct {
 	// Medium is "" (the node's disk) or Memory (tmpfs, counted against the container's memory).
 	// +optional
 	// +kubebuilder:validation:Enum="";Memory
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Medium",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Medium string `json:"medium,omitempty"`
 
 	// SizeLimit caps what the pod may write there; past it, the pod is evicted.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Size Limit",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	SizeLimit *ResourceQuantity `json:"sizeLimit,omitempty"`
 }
 
@@ -231,6 +256,7 @@ type PersistentVolumeClaimVolume struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="!format.dns1123Subdomain().validate(self).hasValue()",message="must be a DNS subdomain name: lower case letters, digits, '-' and '.'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Claim Name",xDescriptors={"urn:alm:descriptor:io.kubernetes:PersistentVolumeClaim"}
 	ClaimName string `json:"claimName"`
 }
 
@@ -241,6 +267,7 @@ type ImagePullSecret struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="!format.dns1123Subdomain().validate(self).hasValue()",message="must be a DNS subdomain name: lower case letters, digits, '-' and '.'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Secret",xDescriptors={"urn:alm:descriptor:io.kubernetes:Secret"}
 	Name string `json:"name"`
 }
 
@@ -270,48 +297,57 @@ type Probes struct {
 type Probe struct {
 	// HTTPGet succeeds on a status from 200 to 399.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="HTTP GET"
 	HTTPGet *HTTPGetAction `json:"httpGet,omitempty"`
 
 	// TCPSocket succeeds when a connection opens.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="TCP Socket"
 	TCPSocket *TCPSocketAction `json:"tcpSocket,omitempty"`
 
 	// GRPC succeeds when the gRPC health service says SERVING.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="gRPC"
 	GRPC *GRPCAction `json:"grpc,omitempty"`
 
 	// Exec succeeds when the command exits 0.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Exec"
 	Exec *ExecAction `json:"exec,omitempty"`
 
 	// InitialDelaySeconds waits before the first check.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=3600
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Initial Delay Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	InitialDelaySeconds *int32 `json:"initialDelaySeconds,omitempty"`
 
 	// PeriodSeconds is the time between checks (10 by default).
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=3600
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Period Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	PeriodSeconds *int32 `json:"periodSeconds,omitempty"`
 
 	// TimeoutSeconds bounds one check (1 by default).
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=3600
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Timeout Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	TimeoutSeconds *int32 `json:"timeoutSeconds,omitempty"`
 
 	// SuccessThreshold is how many successes in a row count (1; only readiness may ask more).
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Success Threshold",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	SuccessThreshold *int32 `json:"successThreshold,omitempty"`
 
 	// FailureThreshold is how many failures in a row count (3 by default).
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Failure Threshold",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	FailureThreshold *int32 `json:"failureThreshold,omitempty"`
 }
 
@@ -322,6 +358,7 @@ type HTTPGetAction struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	// +kubebuilder:validation:Pattern=`^/[^\s]*$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Path",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Path string `json:"path"`
 
 	// Port to request; the main port ("http") by default.
@@ -329,11 +366,13 @@ type HTTPGetAction struct {
 	// +kubebuilder:validation:XIntOrString
 	// +kubebuilder:validation:MaxLength=15
 	// +kubebuilder:validation:XValidation:rule="type(self) == int ? (self >= 1 && self <= 65535) : (self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$') && self.matches('[a-z]') && !self.contains('--'))",message="a port is a number from 1 to 65535 or a port name (an IANA service name: at most 15 lower case letters, digits and '-', with a letter)"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Port",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Port *intstr.IntOrString `json:"port,omitempty"`
 
 	// Scheme is HTTP (default) or HTTPS (the certificate is not verified).
 	// +optional
 	// +kubebuilder:validation:Enum=HTTP;HTTPS
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Scheme",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:HTTP","urn:alm:descriptor:com.tectonic.ui:select:HTTPS"}
 	Scheme string `json:"scheme,omitempty"`
 }
 
@@ -344,6 +383,7 @@ type TCPSocketAction struct {
 	// +kubebuilder:validation:XIntOrString
 	// +kubebuilder:validation:MaxLength=15
 	// +kubebuilder:validation:XValidation:rule="type(self) == int ? (self >= 1 && self <= 65535) : (self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$') && self.matches('[a-z]') && !self.contains('--'))",message="a port is a number from 1 to 65535 or a port name (an IANA service name: at most 15 lower case letters, digits and '-', with a letter)"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Port",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Port *intstr.IntOrString `json:"port,omitempty"`
 }
 
@@ -353,11 +393,13 @@ type GRPCAction struct {
 	// +required
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=65535
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Port",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	Port int32 `json:"port"`
 
 	// Service is the name sent in the health check request ("" by default).
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Service",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Service *string `json:"service,omitempty"`
 }
 
@@ -369,6 +411,7 @@ type ExecAction struct {
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=4096
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Command"
 	Command []string `json:"command"`
 }
 
@@ -395,16 +438,19 @@ type Lifecycle struct {
 type Handler struct {
 	// Exec runs a command in the container.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Exec"
 	Exec *ExecAction `json:"exec,omitempty"`
 
 	// HTTPGet sends a GET to the container.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="HTTP GET"
 	HTTPGet *HTTPGetAction `json:"httpGet,omitempty"`
 
 	// SleepSeconds pauses, with no command in the image needed.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=3600
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Sleep Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	SleepSeconds *int64 `json:"sleepSeconds,omitempty"`
 }
 
@@ -484,26 +530,31 @@ type Toleration struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=317
 	// +kubebuilder:validation:XValidation:rule="self == '' || !format.qualifiedName().validate(self).hasValue()",message="a taint key is a qualified name"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Key",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Key string `json:"key,omitempty"`
 
 	// Operator is Equal (default: key and value must match) or Exists (key only).
 	// +optional
 	// +kubebuilder:validation:Enum=Equal;Exists
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Operator",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Equal","urn:alm:descriptor:com.tectonic.ui:select:Exists"}
 	Operator string `json:"operator,omitempty"`
 
 	// Value of the taint.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Value",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Value LabelValue `json:"value,omitempty"`
 
 	// Effect to tolerate: NoSchedule, PreferNoSchedule or NoExecute; empty means all.
 	// +optional
 	// +kubebuilder:validation:Enum="";NoSchedule;PreferNoSchedule;NoExecute
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Effect",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:NoSchedule","urn:alm:descriptor:com.tectonic.ui:select:PreferNoSchedule","urn:alm:descriptor:com.tectonic.ui:select:NoExecute"}
 	Effect string `json:"effect,omitempty"`
 
 	// TolerationSeconds is how long a pod stays on a node tainted NoExecute before it is evicted.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=31536000
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Toleration Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	TolerationSeconds *int64 `json:"tolerationSeconds,omitempty"`
 }
 
@@ -513,12 +564,14 @@ type NodeAffinity struct {
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=8
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Required Terms"
 	Required []NodeSelectorTerm `json:"required,omitempty"`
 
 	// Preferred: the scheduler favours nodes that match these terms, by weight.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=8
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Preferred Terms"
 	Preferred []PreferredNodeSelectorTerm `json:"preferred,omitempty"`
 }
 
@@ -529,6 +582,7 @@ type NodeSelectorTerm struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=8
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Match Expressions"
 	MatchExpressions []NodeSelectorRequirement `json:"matchExpressions"`
 }
 
@@ -538,10 +592,12 @@ type PreferredNodeSelectorTerm struct {
 	// +required
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Weight",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	Weight int32 `json:"weight"`
 
 	// Term to prefer.
 	// +required
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Term"
 	Term NodeSelectorTerm `json:"term"`
 }
 
@@ -553,17 +609,20 @@ type NodeSelectorRequirement struct {
 	// +required
 	// +kubebuilder:validation:MaxLength=317
 	// +kubebuilder:validation:XValidation:rule="!format.qualifiedName().validate(self).hasValue()",message="a label key is a qualified name"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Key",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Key string `json:"key"`
 
 	// Operator is In, NotIn, Exists, DoesNotExist, Gt or Lt.
 	// +required
 	// +kubebuilder:validation:Enum=In;NotIn;Exists;DoesNotExist;Gt;Lt
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Operator",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:In","urn:alm:descriptor:com.tectonic.ui:select:NotIn","urn:alm:descriptor:com.tectonic.ui:select:Exists","urn:alm:descriptor:com.tectonic.ui:select:DoesNotExist","urn:alm:descriptor:com.tectonic.ui:select:Gt","urn:alm:descriptor:com.tectonic.ui:select:Lt"}
 	Operator string `json:"operator"`
 
 	// Values for In, NotIn (label values), Gt and Lt (one integer).
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=16
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Values"
 	Values []LabelValue `json:"values,omitempty"`
 }
 
@@ -573,6 +632,7 @@ type TopologySpreadConstraint struct {
 	// +required
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1000
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Max Skew",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	MaxSkew int32 `json:"maxSkew"`
 
 	// TopologyKey is the node label whose values are the domains (kubernetes.io/hostname,
@@ -580,12 +640,14 @@ type TopologySpreadConstraint struct {
 	// +required
 	// +kubebuilder:validation:MaxLength=317
 	// +kubebuilder:validation:XValidation:rule="!format.qualifiedName().validate(self).hasValue()",message="a topology key is a qualified name"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Topology Key",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	TopologyKey string `json:"topologyKey"`
 
 	// WhenUnsatisfiable is ScheduleAnyway (default: a preference) or DoNotSchedule (a rule that
 	// may leave pods pending).
 	// +optional
 	// +kubebuilder:validation:Enum=ScheduleAnyway;DoNotSchedule
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="When Unsatisfiable",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:ScheduleAnyway","urn:alm:descriptor:com.tectonic.ui:select:DoNotSchedule"}
 	WhenUnsatisfiable string `json:"whenUnsatisfiable,omitempty"`
 }
 
@@ -598,6 +660,7 @@ type Container struct {
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	// +kubebuilder:validation:XValidation:rule="self != 'app'",message="app is the main container's name"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Name",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Name string `json:"name"`
 
 	// Image of the container.
@@ -605,6 +668,7 @@ type Container struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	// +kubebuilder:validation:XValidation:rule="!self.matches('\\\\s')",message="image must not contain whitespace"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Image string `json:"image"`
 
 	// Command overrides the image's ENTRYPOINT.
@@ -612,6 +676,7 @@ type Container struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=4096
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Command"
 	Command []string `json:"command,omitempty"`
 
 	// Args overrides the image's CMD.
@@ -619,6 +684,7 @@ type Container struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=4096
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Args"
 	Args []string `json:"args,omitempty"`
 
 	// Env sets environment variables.
@@ -626,10 +692,12 @@ type Container struct {
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=32
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Environment Variables"
 	Env []EnvVar `json:"env,omitempty"`
 
 	// Resources are its requests and limits.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Resources",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:resourceRequirements"}
 	Resources ResourceRequirements `json:"resources,omitempty"`
 
 	// VolumeMounts mount volumes of spec.volumes (by name) into it.
@@ -637,6 +705,7 @@ type Container struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=32
 	// +kubebuilder:validation:XValidation:rule="self.all(m, self.filter(n, n.mountPath == m.mountPath).size() == 1)",message="each volume mount needs a mountPath of its own"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Volume Mounts"
 	VolumeMounts []VolumeMount `json:"volumeMounts,omitempty"`
 }
 
@@ -647,6 +716,7 @@ type VolumeMount struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Volume",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Name string `json:"name"`
 
 	// MountPath is where the container sees it: an absolute path.
@@ -654,9 +724,11 @@ type VolumeMount struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	// +kubebuilder:validation:Pattern=`^/[^:]*$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Mount Path",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	MountPath string `json:"mountPath"`
 
 	// ReadOnly mounts it read-only.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Read Only",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
 	ReadOnly bool `json:"readOnly,omitempty"`
 }

@@ -33,15 +33,20 @@ const MaxRevisions = 5
 type Revision struct {
 	// Revision is the Deployment's revision (its deployment.kubernetes.io/revision annotation)
 	// that ran the template.
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Deployment Revision",xDescriptors={"urn:alm:descriptor:text"}
 	Revision int64 `json:"revision"`
 	// Generation is the WebApp's metadata.generation the template was rendered from.
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Generation",xDescriptors={"urn:alm:descriptor:text"}
 	Generation int64 `json:"generation"`
 	// Image is the image of the app's container.
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Image",xDescriptors={"urn:alm:descriptor:text"}
 	Image string `json:"image"`
 	// ConfigRevision is the fingerprint of the ConfigMaps and Secrets its pods read (status.configRevision).
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Config Revision",xDescriptors={"urn:alm:descriptor:text"}
 	ConfigRevision string `json:"configRevision,omitempty"`
 	// ReadyAt is when the WebApp was first Ready on it.
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Ready At",xDescriptors={"urn:alm:descriptor:text"}
 	ReadyAt metav1.Time `json:"readyAt"`
 }
 
@@ -49,14 +54,20 @@ type Revision struct {
 // rolled back to, whatever the spec of the failed generation says.
 type RollbackStatus struct {
 	// Generation is the WebApp's generation whose rollout failed.
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Failed Generation",xDescriptors={"urn:alm:descriptor:text"}
 	Generation int64 `json:"generation"`
 	// Image is the image of that generation.
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Failed Image",xDescriptors={"urn:alm:descriptor:text"}
 	Image string `json:"image"`
 	// Reason and Message say why its rollout counted as failed.
-	Reason  string `json:"reason"`
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Reason",xDescriptors={"urn:alm:descriptor:text"}
+	Reason string `json:"reason"`
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Message",xDescriptors={"urn:alm:descriptor:text"}
 	Message string `json:"message"`
 	// To is the Ready revision the Deployment went back to.
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Rolled Back To",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:hidden"}
 	To Revision `json:"to"`
 	// At is when the operator rolled back.
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Rolled Back At",xDescriptors={"urn:alm:descriptor:text"}
 	At metav1.Time `json:"at"`
 }

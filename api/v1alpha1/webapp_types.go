@@ -414,13 +414,13 @@ type WebAppStatus struct {
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=5
-	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Revisions",xDescriptors={"urn:alm:descriptor:text"}
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Revisions"
 	Revisions []Revision `json:"revisions,omitempty"`
 
 	// RolledBack is set while the Deployment runs an earlier revision because the rollout of this
 	// generation failed (spec.rollout.autoRollback); a change of the spec clears it.
 	// +optional
-	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Rolled Back",xDescriptors={"urn:alm:descriptor:text"}
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Rolled Back"
 	RolledBack *RollbackStatus `json:"rolledBack,omitempty"`
 
 	// ConfigRevision is the fingerprint of the data of the ConfigMaps and Secrets that the

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
@@ -17,7 +16,6 @@ import (
 	interfaces "github.com/operator-framework/api/pkg/validation/interfaces"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/webapp-operator/webapp-operator/internal/operator"
@@ -182,60 +180,6 @@ func TestCSVMetadataForOperatorHubAndOpenShift(t *testing.T) {
 			t.Errorf("label %s: %q, want supported", l, csv.Labels[l])
 		}
 	}
-}
-
-// TestEveryFieldHasADescriptor checks that the OLM console can render every spec and status field:
-// each top-level field, and each field of the operator's own nested types, has a descriptor.
-func TestEveryFieldHasADescriptor(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(bundleDir, "manifests", "apps.webapp-operator.io_webapps.yaml"))
-	must(t, err)
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	must(t, yaml.Unmarshal(data, crd))
-	props := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties
-	wantSpec := fieldPaths(props["spec"],
-		"healthCheck", "service", "security", "probes", "lifecycle", "strategy", "scheduling",
-		"disruptionBudget", "autoscaling", "networkPolicy", "ingress")
-	wantStatus := fieldPaths(props["status"])
-
-	owned := loadCSV(t).Spec.CustomResourceDefinitions.Owned
-	if len(owned) != 1 {
-		t.Fatalf("want one owned CRD, got %d", len(owned))
-	}
-	have := map[string]bool{}
-	for _, d := range owned[0].SpecDescriptors {
-		have["spec."+d.Path] = true
-	}
-	for _, d := range owned[0].StatusDescriptors {
-		have["status."+d.Path] = true
-	}
-	for _, p := range wantSpec {
-		if !have["spec."+p] {
-			t.Errorf("spec field %s has no specDescriptor", p)
-		}
-	}
-	for _, p := range wantStatus {
-		if !have["status."+p] {
-			t.Errorf("status field %s has no statusDescriptor", p)
-		}
-	}
-	if len(wantSpec) < 10 || len(wantStatus) < 8 {
-		t.Fatalf("suspiciously few fields found (%d spec, %d status): is the schema read right?",
-			len(wantSpec), len(wantStatus))
-	}
-}
-
-// fieldPaths lists the properties of schema, descending into the named ones.
-func fieldPaths(schema apiextensionsv1.JSONSchemaProps, descend ...string) []string {
-	var out []string
-	for name, p := range schema.Properties {
-		out = append(out, name)
-		if slices.Contains(descend, name) {
-			for child := range p.Properties {
-				out = append(out, name+"."+child)
-			}
-		}
-	}
-	return out
 }
 
 // TestBrokenBundlesAreRejected proves the validation fails when the bundle is broken.
