@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -90,12 +91,7 @@ func undecodableField(value any, t reflect.Type, path string) (string, error) {
 		if !ok {
 			return decodeLeaf(value, t, path)
 		}
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			if p, err := undecodableField(m[k], t.Elem(), path+"["+strconv.Quote(k)+"]"); p != "" {
 				return p, err
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"maps"
 	"slices"
 	"strings"
 
@@ -125,10 +126,10 @@ func RollsOnConfigChange(app *webappv1.WebApp) bool {
 // digest alike.
 func ConfigDigest(data map[string]string, binaryData map[string][]byte) string {
 	h := sha256.New()
-	for _, k := range sortedKeys(data) {
+	for _, k := range slices.Sorted(maps.Keys(data)) {
 		writeField(h, "s", k, []byte(data[k]))
 	}
-	for _, k := range sortedKeys(binaryData) {
+	for _, k := range slices.Sorted(maps.Keys(binaryData)) {
 		writeField(h, "b", k, binaryData[k])
 	}
 	return hex.EncodeToString(h.Sum(nil))
@@ -143,15 +144,6 @@ func writeField(h hash.Hash, tag, key string, value []byte) {
 	binary.BigEndian.PutUint64(n[:], uint64(len(value)))
 	h.Write(n[:])
 	h.Write(value)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // ConfigRevision is the fingerprint of what the pods read: each referenced object (refs, as

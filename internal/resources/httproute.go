@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
@@ -166,7 +168,7 @@ func parentMissing(p webappv1.RouteParentRef, ns string, gen int64, parents []ro
 }
 
 func conditionMissing(conds []metav1.Condition, condType string, gen int64) string {
-	c := findCondition(conds, condType)
+	c := meta.FindStatusCondition(conds, condType)
 	switch {
 	case c == nil || c.ObservedGeneration != gen:
 		return fmt.Sprintf("%s is not reported for the route's generation %d", condType, gen)
@@ -176,22 +178,13 @@ func conditionMissing(conds []metav1.Condition, condType string, gen int64) stri
 	return ""
 }
 
-func findCondition(conds []metav1.Condition, condType string) *metav1.Condition {
-	for i := range conds {
-		if conds[i].Type == condType {
-			return &conds[i]
-		}
-	}
-	return nil
-}
-
 // sameParent: the status entry is about the Gateway (and listener) p names. The implementation
 // echoes the parentRef it was given, defaults included.
 func sameParent(p webappv1.RouteParentRef, ns string, ps routeParentStatus) bool {
 	ref := ps.ParentRef
-	return deref(ref.Group, gatewayGroup) == gatewayGroup && deref(ref.Kind, "Gateway") == "Gateway" &&
-		ref.Name == p.Name && deref(ref.Namespace, ns) == orDefault(p.Namespace, ns) &&
-		deref(ref.SectionName, "") == p.SectionName
+	return ptr.Deref(ref.Group, gatewayGroup) == gatewayGroup && ptr.Deref(ref.Kind, "Gateway") == "Gateway" &&
+		ref.Name == p.Name && ptr.Deref(ref.Namespace, ns) == orDefault(p.Namespace, ns) &&
+		ptr.Deref(ref.SectionName, "") == p.SectionName
 }
 
 func parentName(p webappv1.RouteParentRef, ns string) string {
@@ -200,13 +193,6 @@ func parentName(p webappv1.RouteParentRef, ns string) string {
 		name += fmt.Sprintf(" (listener %s)", p.SectionName)
 	}
 	return name
-}
-
-func deref(s *string, def string) string {
-	if s == nil {
-		return def
-	}
-	return *s
 }
 
 func orDefault(s, def string) string {
