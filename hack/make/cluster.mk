@@ -8,6 +8,10 @@ LOCAL_ENV = KUBECONFIG=$(LOCAL_KUBECONFIG) LOCAL_CLUSTER_AUDIT_LOG=$(shell pwd)/
 DEMO_IMG ?= localhost/demoapp
 # Two tags of the demo app that answer differently, for rolling updates in the demo and e2e tests.
 DEMO_TAGS ?= v1 v2
+# One more tag: the demo app with the user configuration of the basic sample's image
+# (nginx-unprivileged), the numeric user 101, for the e2e spec that runs that sample: the local
+# cluster cannot pull the public image. test/e2e/sample_test.go names it.
+DEMO_SAMPLE_TAG := uid101
 E2E_ARGS ?=
 # How many times test-e2e-repeat runs the suite.
 E2E_REPEAT ?= 3
@@ -31,15 +35,23 @@ gateway-uninstall: ## Remove the gateway and the Gateway API CRDs from the local
 	$(LOCAL_ENV) KUBECTL=$(LOCAL_KUBECTL) hack/local-cluster/gateway.sh uninstall
 
 .PHONY: demo-images
-demo-images: ## Build the demo app images bin/demoapp-<tag>.tar ($(DEMO_IMG):<tag> for each of DEMO_TAGS) without a daemon.
+demo-images: ## Build the demo app images bin/demoapp-<tag>.tar ($(DEMO_IMG):<tag> for each of DEMO_TAGS and DEMO_SAMPLE_TAG) without a daemon.
 	@for t in $(DEMO_TAGS); do \
 		CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go build -trimpath -buildvcs=false -ldflags "-s -w -X main.version=$$t" -o bin/demoapp-$$t ./test/demoapp && \
 		go run ./hack/mkimage binary -binary bin/demoapp-$$t -name demoapp -tag $(DEMO_IMG):$$t -out bin/demoapp-$$t.tar || exit 1; \
 	done
+	@# mkimage binary runs everything as 65532, so this one is a root file system of its own, packed
+	@# for the host's platform (the node's), with the user that nginx-unprivileged's config declares.
+	@root=bin/demoapp-$(DEMO_SAMPLE_TAG)-root && rm -rf $$root && mkdir -p $$root/etc $$root/tmp && chmod 1777 $$root/tmp && \
+		printf 'root:x:0:0:root:/root:/sbin/nologin\nnginx:x:101:101:nginx:/nonexistent:/sbin/nologin\n' >$$root/etc/passwd && \
+		printf 'root:x:0:\nnginx:x:101:\n' >$$root/etc/group && \
+		CGO_ENABLED=0 GOOS=linux go build -trimpath -buildvcs=false -ldflags "-s -w -X main.version=$(DEMO_SAMPLE_TAG)" -o $$root/demoapp ./test/demoapp && \
+		go run ./hack/mkimage rootfs -dir $$root -entrypoint '["/demoapp"]' -user 101 -env PATH=/usr/local/bin:/usr/bin:/bin \
+			-tag $(DEMO_IMG):$(DEMO_SAMPLE_TAG) -out bin/demoapp-$(DEMO_SAMPLE_TAG).tar
 
 .PHONY: deploy-local
 deploy-local: image-tarball demo-images ## Build the manager and demo images, load them into the local cluster and `make deploy` the operator.
-	$(LOCAL_CLUSTER) load-image bin/manager-image.tar $(foreach t,$(DEMO_TAGS),bin/demoapp-$(t).tar)
+	$(LOCAL_CLUSTER) load-image bin/manager-image.tar $(foreach t,$(DEMO_TAGS) $(DEMO_SAMPLE_TAG),bin/demoapp-$(t).tar)
 	KUBECTL=$(LOCAL_KUBECTL) hack/local-cluster/deploy.sh bin/manager-image.tar
 
 .PHONY: demo
