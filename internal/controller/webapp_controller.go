@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -121,7 +122,7 @@ func (r *WebAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 			}
 		}
 	}
-	if err == nil && obs.RolledBack == nil && awaitingDeploymentController(obs, r.now().Time) {
+	if err == nil && obs.RolledBack == nil && awaitingDeploymentController(obs, written, r.now().Time) {
 		// Written status would only say "waiting for the Deployment controller", and be rewritten a
 		// moment later: its status update (which the Owns watch sees) brings a truer one. The old
 		// status says which generation it is for, so nobody mistakes it for this one's. A rollback
@@ -148,15 +149,21 @@ func (r *WebAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 }
 
 // deploymentControllerGrace is how long a pass waits for the Deployment controller to observe the
-// Deployment the operator just wrote before it reports that it has not.
-const deploymentControllerGrace = 2 * time.Second
+// Deployment the operator just wrote before it reports that it has not. Until then the status stays
+// as it was, so a Ready WebApp that is scaled reads as Scaling, not as a rollout, on a busy control
+// plane too: the Deployment controller usually observes within milliseconds.
+const deploymentControllerGrace = 5 * time.Second
 
-// awaitingDeploymentController reports whether the operator wrote the Deployment less than
-// deploymentControllerGrace ago and the Deployment controller has not observed it yet.
-func awaitingDeploymentController(obs status.Observation, now time.Time) bool {
+// awaitingDeploymentController reports whether the operator wrote the Deployment in this pass (written)
+// or less than deploymentControllerGrace ago, and the Deployment controller has not observed it yet.
+// The object an apply returns carries no managed fields, so this pass's write is known from written.
+func awaitingDeploymentController(obs status.Observation, written []string, now time.Time) bool {
 	d := obs.Deployment
 	if obs.Problem != nil || d == nil || d.Status.ObservedGeneration >= d.Generation {
 		return false
+	}
+	if slices.Contains(written, resources.Deployment.Kind()) {
+		return true
 	}
 	for _, mf := range d.ManagedFields {
 		if mf.Manager == resources.FieldOwner && mf.Operation == metav1.ManagedFieldsOperationApply && mf.Time != nil {

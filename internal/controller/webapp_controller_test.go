@@ -445,6 +445,7 @@ var _ = Describe("WebApp controller", func() {
 			g.Expect(k8sClient.Status().Update(ctx, d)).To(Succeed())
 		}, timeout, interval).Should(Succeed())
 		Eventually(condition(ns, "growing", webappv1.ConditionReconciling), timeout, interval).Should(And(
+			HaveField("Message", "scaling to 4 replicas: 2 available"),
 			haveStatusReason(metav1.ConditionTrue, status.ReasonScaling),
 			HaveField("Message", "scaling to 4 replicas: 2 available")))
 		Expect(condition(ns, "growing", webappv1.ConditionReady)(Default)).
