@@ -7,7 +7,7 @@
 //	make cluster-up test-e2e      # test-e2e builds the images, loads them and deploys the operator
 //
 // Environment: KUBECONFIG (the local cluster's), KUBECTL (used to dump logs and events on failure),
-// DEMO_IMG (localhost/demoapp; tags v1 and v2 must be loaded), LOCAL_CLUSTER_NETNS (webapp-lc: the
+// DEMO_IMG (localhost/demoapp; tags v1, v2 and uid101 must be loaded), LOCAL_CLUSTER_NETNS (webapp-lc: the
 // node's network namespace, from which Services are called), E2E_TIMEOUT (how long to wait for each
 // expectation, 2m).
 package e2e
