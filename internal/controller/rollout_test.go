@@ -29,10 +29,10 @@ var _ = Describe("Rollouts", func() {
 		Expect(k8sClient.Create(ctx, app)).To(Succeed())
 		Eventually(getDeployment(ns, "undo"), timeout, interval).ShouldNot(BeNil())
 		playRollout(ns, "undo", 1)
-		expectReady(ns, "undo", status.ReasonReady)
+		expectReady(ns, "undo")
 		setImage(ns, "undo", "example.com/shop:2.0")
 		playRollout(ns, "undo", 2)
-		expectReady(ns, "undo", status.ReasonReady)
+		expectReady(ns, "undo")
 		Eventually(func(g Gomega) []webappv1.Revision { return fetch(ns, "undo").Status.Revisions }, timeout, interval).
 			Should(HaveExactElements(
 				And(HaveField("Revision", int64(2)), HaveField("Image", "example.com/shop:2.0"), HaveField("Generation", int64(2))),
@@ -92,7 +92,7 @@ var _ = Describe("Rollouts", func() {
 	It("reports a failed rollout without rolling back when the WebApp does not ask for it", func() {
 		createReady(newWebApp(ns, "keep"))
 		playRollout(ns, "keep", 1)
-		expectReady(ns, "keep", status.ReasonReady)
+		expectReady(ns, "keep")
 		setImage(ns, "keep", "example.com/shop:broken")
 		newRevision(ns, "keep", 2)
 		Eventually(func(g Gomega) {
@@ -234,10 +234,10 @@ func setImage(ns, name, image string) {
 	Eventually(func(g Gomega) string { return appImage(getDeployment(ns, name)(g)) }, timeout, interval).Should(Equal(image))
 }
 
-func expectReady(ns, name, reason string) {
+func expectReady(ns, name string) {
 	GinkgoHelper()
 	Eventually(condition(ns, name, webappv1.ConditionReady), timeout, interval).
-		Should(haveStatusReason(metav1.ConditionTrue, reason))
+		Should(haveStatusReason(metav1.ConditionTrue, status.ReasonReady))
 }
 
 func appImage(d *appsv1.Deployment) string {

@@ -74,7 +74,8 @@ var _ = Describe("The samples", func() {
 		data, err := os.ReadFile(filepath.Join(samplesDir, "kustomization.yaml"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(utilyaml.Unmarshal(data, &kustomization)).To(Succeed())
-		var listed, companions []string
+		listed := make([]string, 0, len(shippedSamples))
+		var companions []string
 		for _, s := range shippedSamples {
 			listed = append(listed, s.file)
 			companions = append(companions, s.companions...)
@@ -93,7 +94,7 @@ var _ = Describe("The samples", func() {
 		Expect(files).To(ConsistOf(append(listed, companions...)),
 			"a file of config/samples is either listed in kustomization.yaml or read by a sample it lists")
 
-		var names []string
+		names := make([]string, 0, len(shippedSamples))
 		for _, s := range shippedSamples {
 			objs := readSampleFile(s.file)
 			// `make bundle` copies into the bundle whatever else the kustomization holds
@@ -317,7 +318,7 @@ func checkConfigSample(app *webappv1.WebApp) {
 	playRollout(ns, name, 2)
 	Eventually(func() []webappv1.Revision { return fetch(ns, name).Status.Revisions }, timeout, interval).
 		Should(HaveExactElements(HaveField("Revision", int64(2)), HaveField("Revision", int64(1))))
-	expectReady(ns, name, status.ReasonReady)
+	expectReady(ns, name)
 }
 
 // checkMetricsSample: the ServiceMonitor scrapes the exporter's /metrics every 30 seconds through the

@@ -101,6 +101,9 @@ func observations(app *webappv1.WebApp) map[string]webappstatus.Observation {
 	runsAsRoot := observe(app, deployment(2, 2, 2, 0))
 	runsAsRoot.PodIssue = &webappstatus.PodIssue{Reason: webappstatus.ReasonImageRunsAsRoot,
 		Message: "the image runs as root (pod shop-1: CreateContainerConfigError: ...)"}
+	problem := func(reason, message string) webappstatus.Observation {
+		return webappstatus.Observation{Problem: webappstatus.NewProblem(reason, "%s", message)}
+	}
 	wasReady := app.DeepCopy()
 	wasReady.Status.Conditions = []metav1.Condition{{Type: webappv1.ConditionReady, Status: metav1.ConditionTrue,
 		Reason: webappstatus.ReasonReady}}
@@ -129,19 +132,19 @@ func observations(app *webappv1.WebApp) map[string]webappstatus.Observation {
 		webappstatus.ReasonPodFailing:      podFailing,
 		webappstatus.ReasonScaling:         observe(wasReady, deployment(2, 2, 2, 1)),
 		webappstatus.ReasonImageRunsAsRoot: runsAsRoot,
-		webappstatus.ReasonInvalidImage: {
-			Problem: webappstatus.NewProblem(webappstatus.ReasonInvalidImage, `spec.image: image "NGINX:Latest" is not a valid image reference`)},
+		webappstatus.ReasonInvalidImage: problem(webappstatus.ReasonInvalidImage,
+			`spec.image: image "NGINX:Latest" is not a valid image reference`),
 		webappstatus.ReasonReconcileError: {
 			Problem: webappstatus.ReconcileError(errors.New("etcdserver: request timed out"))},
 		webappstatus.ReasonProgressDeadlineExceeded: observe(app, deployment(2, 2, 1, 1,
 			cond(appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded"))),
 		webappstatus.ReasonReplicaFailure: observe(app, deployment(2, 2, 0, 0,
 			cond(appsv1.DeploymentReplicaFailure, corev1.ConditionTrue, "FailedCreate"))),
-		webappstatus.ReasonNameConflict: {Problem: webappstatus.NewProblem(webappstatus.ReasonNameConflict, "a Deployment named shop exists")},
-		webappstatus.ReasonConfigMissing: {
-			Problem: webappstatus.NewProblem(webappstatus.ReasonConfigMissing, `ConfigMap "x" referenced by env FOO does not exist`)},
-		webappstatus.ReasonInvalidSpec:          {Problem: webappstatus.NewProblem(webappstatus.ReasonInvalidSpec, "spec.resources: invalid")},
-		webappstatus.ReasonApplyDenied:          {Problem: webappstatus.NewProblem(webappstatus.ReasonApplyDenied, "exceeded quota")},
+		webappstatus.ReasonNameConflict: problem(webappstatus.ReasonNameConflict, "a Deployment named shop exists"),
+		webappstatus.ReasonConfigMissing: problem(webappstatus.ReasonConfigMissing,
+			`ConfigMap "x" referenced by env FOO does not exist`),
+		webappstatus.ReasonInvalidSpec:          problem(webappstatus.ReasonInvalidSpec, "spec.resources: invalid"),
+		webappstatus.ReasonApplyDenied:          problem(webappstatus.ReasonApplyDenied, "exceeded quota"),
 		webappstatus.ReasonRouteAPIMissing:      {Problem: resources.HTTPRoute.MissingAPI()},
 		webappstatus.ReasonMonitoringAPIMissing: {Problem: resources.ServiceMonitor.MissingAPI()},
 	}
