@@ -333,32 +333,52 @@ func (r *WebAppReconciler) now() metav1.Time {
 	return metav1.NewTime(time.Now().Truncate(time.Second))
 }
 
-// SetupWithManager registers the controller. Children are watched through their owner references,
-// so a change to (or the deletion of) any child re-triggers its WebApp: no polling.
-func (r *WebAppReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	b := ctrl.NewControllerManagedBy(mgr).
-		// Status writes do not bump the generation: without this predicate every status patch
-		// would trigger one more (no-op) pass.
-		For(NewWebAppObject(), builder.WithPredicates(predicate.GenerationChangedPredicate{}))
-	for _, child := range resources.All {
-		if !r.Unserved[child.Kind()] {
-			b = b.Owns(child.New())
+// Watch says how the controller hears of a kind it watches (operator's table of watched kinds).
+type Watch int
+
+const (
+	// WatchWebApp: the WebApps themselves, on a change of their generation.
+	WatchWebApp Watch = iota
+	// WatchOwned: a child, mapped to the WebApp that controls it.
+	WatchOwned
+	// WatchPods: the pods of the WebApps' Deployments, mapped through their instance label.
+	WatchPods
+	// WatchConfig: the ConfigMaps or Secrets the pods read, metadata only, mapped through the
+	// WebApps' index of references (webapps.go).
+	WatchConfig
+)
+
+// Watched is one kind the controller watches, and how.
+type Watched struct {
+	Object client.Object
+	How    Watch
+}
+
+// SetupWithManager registers the controller with a watch of each kind in watched. Children are
+// watched through their owner references, so a change to (or the deletion of) any child re-triggers
+// its WebApp: no polling.
+func (r *WebAppReconciler) SetupWithManager(mgr ctrl.Manager, watched []Watched) error {
+	b := ctrl.NewControllerManagedBy(mgr)
+	for _, w := range watched {
+		switch w.How {
+		case WatchWebApp:
+			// Status writes do not bump the generation: without this predicate every status patch
+			// would trigger one more (no-op) pass.
+			b = b.For(w.Object, builder.WithPredicates(predicate.GenerationChangedPredicate{}))
+		case WatchOwned:
+			b = b.Owns(w.Object)
+		case WatchPods:
+			// Pods belong to ReplicaSets, not to the WebApp: map them back through the instance
+			// label, so a pod that starts failing (or recovers) updates the WebApp's status.
+			b = b.Watches(w.Object, handler.EnqueueRequestsFromMapFunc(podToWebApp))
+		case WatchConfig:
+			// a resync's update, with the same resourceVersion, changes nothing
+			kind := w.Object.GetObjectKind().GroupVersionKind().Kind
+			b = b.WatchesMetadata(w.Object, handler.EnqueueRequestsFromMapFunc(r.configToWebApps(kind)),
+				builder.WithPredicates(predicate.ResourceVersionChangedPredicate{}))
 		}
 	}
-	// The ConfigMaps and Secrets the pods read, metadata only (config.go), mapped to the WebApps that
-	// reference them (through the WebApps' index, webapps.go); a resync's update, with the same
-	// resourceVersion, changes nothing.
-	for _, kind := range []struct {
-		name string
-		obj  client.Object
-	}{{resources.KindConfigMap, &corev1.ConfigMap{}}, {resources.KindSecret, &corev1.Secret{}}} {
-		b = b.WatchesMetadata(kind.obj, handler.EnqueueRequestsFromMapFunc(r.configToWebApps(kind.name)),
-			builder.WithPredicates(predicate.ResourceVersionChangedPredicate{}))
-	}
 	return b.
-		// Pods belong to ReplicaSets, not to the WebApp: map them back through the instance label,
-		// so a pod that starts failing (or recovers) updates the WebApp's status.
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podToWebApp)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Named("webapp").
 		Complete(r)

@@ -11,25 +11,48 @@ import (
 	"github.com/webapp-operator/webapp-operator/internal/resources"
 )
 
-// cacheOptions scope the cache: only the watched namespaces, and only the children and pods that
-// carry our labels, so the operator's memory does not grow with unrelated workloads in the cluster.
-// Pods and WebApps are kept in the cache only with the fields the operator reads: pods are as many
-// as replicas, and most of a pod (its spec, its managed fields) is of no use here. The children keep
-// the operator's own managed fields, which the no-op check reads, and no one else's.
-// A kind the cluster does not serve (unserved, by Child.Kind) is left out.
-func cacheOptions(namespaces []string, unserved map[string]bool) cache.Options {
-	opts := cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&corev1.Pod{}:                {Label: controller.PodCacheSelector(), Transform: trimPod},
-		controller.NewWebAppObject(): {Transform: trimWebApp},
-	}}
+// watched is one kind the operator caches and its controller watches. This table builds the cache's
+// options, the informers the readiness probe waits for, and the controller's watches, so a new kind
+// is one entry.
+type watched struct {
+	controller.Watched
+	// cache scopes and trims what the cache holds of the kind.
+	cache cache.ByObject
+}
+
+// watchedKinds are the WebApps, their pods, the ConfigMaps and Secrets the pods read, and each kind of
+// child the cluster serves (a kind it does not serve, by Child.Kind in unserved, is left out: its
+// informer would fail to list forever).
+//
+// The cache keeps only the children and pods that carry our labels, so the operator's memory does not
+// grow with unrelated workloads. Pods and WebApps are kept with the fields the operator reads alone;
+// the children keep the operator's own managed fields, which the no-op check reads, and no one else's.
+func watchedKinds(unserved map[string]bool) []watched {
+	kinds := []watched{
+		{controller.Watched{Object: controller.NewWebAppObject(), How: controller.WatchWebApp},
+			cache.ByObject{Transform: trimWebApp}},
+		{controller.Watched{Object: &corev1.Pod{}, How: controller.WatchPods},
+			cache.ByObject{Label: controller.PodCacheSelector(), Transform: trimPod}},
+	}
+	// every ConfigMap and Secret of the namespaces, as its identity alone (controller/config.go)
+	for _, m := range controller.ConfigMetadata() {
+		kinds = append(kinds, watched{controller.Watched{Object: m, How: controller.WatchConfig},
+			cache.ByObject{Transform: trimToIdentity}})
+	}
 	for _, child := range resources.All {
 		if !unserved[child.Kind()] {
-			opts.ByObject[child.New()] = cache.ByObject{Label: child.CacheSelector(), Transform: trimChild}
+			kinds = append(kinds, watched{controller.Watched{Object: child.New(), How: controller.WatchOwned},
+				cache.ByObject{Label: child.CacheSelector(), Transform: trimChild}})
 		}
 	}
-	// Every ConfigMap and Secret of the namespaces, as its identity alone (controller/config.go).
-	for _, m := range controller.ConfigMetadata() {
-		opts.ByObject[m] = cache.ByObject{Transform: trimToIdentity}
+	return kinds
+}
+
+// cacheOptions scope the cache to the watched namespaces and to what kinds says of each kind.
+func cacheOptions(namespaces []string, kinds []watched) cache.Options {
+	opts := cache.Options{ByObject: map[client.Object]cache.ByObject{}}
+	for _, k := range kinds {
+		opts.ByObject[k.Object] = k.cache
 	}
 	if len(namespaces) > 0 {
 		opts.DefaultNamespaces = map[string]cache.Config{}

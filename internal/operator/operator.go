@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -95,7 +94,8 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	cacheOpts := cacheOptions(opts.Namespaces, unserved)
+	kinds := watchedKinds(unserved)
+	cacheOpts := cacheOptions(opts.Namespaces, kinds)
 	cacheOpts.DefaultWatchErrorHandler = health.watchError
 	webApps := &controller.WebApps{}
 	cacheOpts.NewInformer = webApps.NewInformer
@@ -137,17 +137,13 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		Metrics:                 collector,
 		Unserved:                unserved,
 	}
-	if err := r.SetupWithManager(mgr); err != nil {
+	watches := make([]controller.Watched, 0, len(kinds))
+	informers := make([]client.Object, 0, len(kinds))
+	for _, k := range kinds {
+		watches, informers = append(watches, k.Watched), append(informers, k.Object)
+	}
+	if err := r.SetupWithManager(mgr, watches); err != nil {
 		return nil, fmt.Errorf("setting up the WebApp controller: %w", err)
-	}
-	informers := []client.Object{controller.NewWebAppObject(), &corev1.Pod{}}
-	for _, m := range controller.ConfigMetadata() {
-		informers = append(informers, m)
-	}
-	for _, child := range resources.All {
-		if !unserved[child.Kind()] {
-			informers = append(informers, child.New())
-		}
 	}
 	if err := mgr.Add(syncWatcher{health: health, cache: mgr.GetCache(), informers: informers}); err != nil {
 		return nil, err
