@@ -293,8 +293,7 @@ func (r *WebAppReconciler) recordReadyChange(app *webappv1.WebApp, next webappv1
 		now.Reason == status.ReasonReconcileError || now.Reason == status.ReasonRollingBack
 	first := was == nil && (now.Status == metav1.ConditionTrue || failure)
 	changed := was != nil && (was.Reason != now.Reason || was.Status != now.Status)
-	serving := was != nil && was.Status == metav1.ConditionTrue && now.Status == metav1.ConditionTrue && !failure &&
-		was.Reason != status.ReasonRolledBack
+	serving := was != nil && servingReasons[was.Reason] && servingReasons[now.Reason]
 	if !first && (!changed || serving) {
 		return
 	}
@@ -313,6 +312,12 @@ func (r *WebAppReconciler) recordDriftCorrection(app *webappv1.WebApp, written [
 	}
 	r.Recorder.Eventf(app, nil, corev1.EventTypeNormal, ReasonDriftCorrected, "Apply",
 		"re-applied the %s: %s no longer as the WebApp declares", strings.Join(written, " and the "), itThey(written))
+}
+
+// servingReasons are the Ready reasons of an app that serves as it should; a move between two of them
+// records no event.
+var servingReasons = map[string]bool{
+	status.ReasonReady: true, status.ReasonScaling: true, status.ReasonScaledToZero: true, status.ReasonPaused: true,
 }
 
 // ReasonDriftCorrected is the reason of the event emitted when the operator puts back what someone
