@@ -78,14 +78,16 @@ func TestBundleIsValid(t *testing.T) {
 func loadCSV(t *testing.T) *operatorsv1alpha1.ClusterServiceVersion {
 	t.Helper()
 	framework.KeyCacheOnSources() // bundle/ is outside the test module
-	data, err := os.ReadFile(filepath.Join(bundleDir, "manifests", "webapp-operator.clusterserviceversion.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	return readCSV(t, filepath.Join(bundleDir, "manifests", "webapp-operator.clusterserviceversion.yaml"))
+}
+
+// readCSV reads the CSV at path.
+func readCSV(t *testing.T, path string) *operatorsv1alpha1.ClusterServiceVersion {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	must(t, err)
 	csv := &operatorsv1alpha1.ClusterServiceVersion{}
-	if err := yaml.Unmarshal(data, csv); err != nil {
-		t.Fatal(err)
-	}
+	must(t, yaml.Unmarshal(data, csv))
 	return csv
 }
 

@@ -170,11 +170,7 @@ func expand(source string, r rbacv1.PolicyRule) (out []grant, problem string) {
 // csvGrants reads the rules of the CSV's install strategy.
 func csvGrants(t *testing.T, path string) (map[grant]bool, []string) {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	must(t, err)
-	csv := &operatorsv1alpha1.ClusterServiceVersion{}
-	must(t, yaml.Unmarshal(data, csv))
-	install := csv.Spec.InstallStrategy.StrategySpec
+	install := readCSV(t, path).Spec.InstallStrategy.StrategySpec
 	out := map[grant]bool{}
 	var problems []string
 	for source, sets := range map[string][]operatorsv1alpha1.StrategyDeploymentPermissions{
