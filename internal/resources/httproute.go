@@ -32,24 +32,12 @@ var HTTPRouteGVK = schema.GroupVersionKind{Group: gatewayGroup, Version: "v1", K
 const gatewayGroup = "gateway.networking.k8s.io"
 
 // HTTPRoute is ready once every Gateway it names has accepted it and resolved its backend.
-var HTTPRoute Child = kind[*unstructured.Unstructured, runtime.ApplyConfiguration]{
-	name:    "HTTPRoute",
-	newObj:  newHTTPRoute,
-	wanted:  func(app *webappv1.WebApp) bool { return app.Spec.Route != nil },
-	render:  renderHTTPRoute,
-	extract: extractUnstructured(newHTTPRoute),
-	health:  httpRouteHealth,
-	missingAPI: func() *status.Problem {
-		return status.NewProblem(status.ReasonRouteAPIMissing, "the Gateway API (%s/%s %s) is not installed: install its CRDs, then restart "+
-			"the operator, which looks for them only when it starts", gatewayGroup, HTTPRouteGVK.Version, HTTPRouteGVK.Kind)
-	},
-}
-
-func newHTTPRoute() *unstructured.Unstructured {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(HTTPRouteGVK)
-	return u
-}
+var HTTPRoute Child = crdKind(HTTPRouteGVK, "the Gateway API", "spec.route", status.ReasonRouteAPIMissing,
+	kind[*unstructured.Unstructured, runtime.ApplyConfiguration]{
+		wanted: func(app *webappv1.WebApp) bool { return app.Spec.Route != nil },
+		render: renderHTTPRoute,
+		health: httpRouteHealth,
+	})
 
 // renderHTTPRoute renders the HTTPRoute of app's host names and paths: one rule whose matches are
 // the path prefixes, to the WebApp's Service port. Within the route's lists, which the CRD declares
@@ -79,7 +67,7 @@ func renderHTTPRoute(app *webappv1.WebApp) (runtime.ApplyConfiguration, error) {
 	}
 	backend := map[string]any{"group": "", "kind": "Service", "name": app.Name,
 		"port": int64(servicePort(app)), "weight": int64(1)}
-	u := newHTTPRoute()
+	u := newUnstructured(HTTPRouteGVK)
 	u.SetName(app.Name)
 	u.SetNamespace(app.Namespace)
 	u.SetLabels(objectLabels(app))

@@ -98,7 +98,7 @@ func TestHTTPRouteHealth(t *testing.T) {
 		return map[string]any{"parentRef": ref, "controllerName": "example.com/gw", "conditions": conds}
 	}
 	route := func(parents ...any) *unstructured.Unstructured {
-		u := newHTTPRoute()
+		u := newUnstructured(HTTPRouteGVK)
 		u.SetNamespace("team-a")
 		u.SetGeneration(3)
 		if parents != nil {

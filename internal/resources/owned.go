@@ -10,8 +10,32 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/webapp-operator/webapp-operator/internal/status"
 )
+
+func newUnstructured(gvk schema.GroupVersionKind) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	return u
+}
+
+// crdKind completes k, a child of kind gvk from a CRD the cluster may lack, which the operator
+// handles as an unstructured object (docs/design.md, "Children"). api names the API in the
+// MissingAPI problem, of reason, of a WebApp whose field needs it.
+func crdKind(gvk schema.GroupVersionKind, api, field, reason string,
+	k kind[*unstructured.Unstructured, runtime.ApplyConfiguration]) kind[*unstructured.Unstructured, runtime.ApplyConfiguration] {
+	k.name = gvk.Kind
+	k.newObj = func() *unstructured.Unstructured { return newUnstructured(gvk) }
+	k.extract = extractUnstructured(k.newObj)
+	k.missingAPI = func() *status.Problem {
+		return status.NewProblem(reason, "%s (%s %s), which %s needs, is not installed: install its CRDs, then restart "+
+			"the operator, which looks for them only when it starts", api, gvk.GroupVersion(), gvk.Kind, field)
+	}
+	return k
+}
 
 // extractUnstructured is client-go's Extract<Kind>, which client-go has only for built-in kinds, for
 // the kinds the operator handles as unstructured objects (newObj returns an empty one): the fields

@@ -35,24 +35,11 @@ const monitoringGroup = "monitoring.coreos.com"
 
 // ServiceMonitor is ready as soon as it exists: the Prometheus Operator writes no status on it that
 // says whether a Prometheus picked it up.
-var ServiceMonitor Child = kind[*unstructured.Unstructured, runtime.ApplyConfiguration]{
-	name:    "ServiceMonitor",
-	newObj:  newServiceMonitor,
-	wanted:  func(app *webappv1.WebApp) bool { return app.Spec.Metrics != nil },
-	render:  renderServiceMonitor,
-	extract: extractUnstructured(newServiceMonitor),
-	missingAPI: func() *status.Problem {
-		return status.NewProblem(status.ReasonMonitoringAPIMissing, "the Prometheus Operator's API (%s/%s %s), which spec.metrics needs, is not "+
-			"installed: install its CRDs, then restart the operator, which looks for them only when it starts",
-			monitoringGroup, ServiceMonitorGVK.Version, ServiceMonitorGVK.Kind)
-	},
-}
-
-func newServiceMonitor() *unstructured.Unstructured {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(ServiceMonitorGVK)
-	return u
-}
+var ServiceMonitor Child = crdKind(ServiceMonitorGVK, "the Prometheus Operator's API", "spec.metrics",
+	status.ReasonMonitoringAPIMissing, kind[*unstructured.Unstructured, runtime.ApplyConfiguration]{
+		wanted: func(app *webappv1.WebApp) bool { return app.Spec.Metrics != nil },
+		render: renderServiceMonitor,
+	})
 
 // renderServiceMonitor renders the ServiceMonitor of app's metrics: one endpoint, the Service port
 // that serves them, selecting app's Service by its labels in its own namespace (the ServiceMonitor's
@@ -74,7 +61,7 @@ func renderServiceMonitor(app *webappv1.WebApp) (runtime.ApplyConfiguration, err
 	for k, v := range objectLabels(app) {
 		selector[k] = v
 	}
-	u := newServiceMonitor()
+	u := newUnstructured(ServiceMonitorGVK)
 	u.SetName(app.Name)
 	u.SetNamespace(app.Namespace)
 	u.SetLabels(objectLabels(app))
