@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -215,14 +214,4 @@ func (c *configDigests) forget(id configObject) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.m, id)
-}
-
-// liveDeployment returns app's Deployment from the cache, or nil when there is none of app's: what
-// status reports of the running pods while a problem keeps the operator from applying anything.
-func (r *WebAppReconciler) liveDeployment(ctx context.Context, app *webappv1.WebApp) *appsv1.Deployment {
-	d := &appsv1.Deployment{}
-	if err := r.Get(ctx, client.ObjectKeyFromObject(app), d); err != nil || !metav1.IsControlledBy(d, app) {
-		return nil
-	}
-	return d
 }

@@ -22,7 +22,8 @@ import (
 // none of that name exists, and fails with 409 Conflict, touching nothing, when one does.
 const absentOnly = "18446744073709551615"
 
-// ensure makes the live child carry the desired fields and returns it, and whether it wrote it.
+// ensure makes the child carry the desired fields and returns it, and whether it wrote it; cached
+// is the child as the cache holds it, nil when it holds none.
 //
 //   - A child the cache does not hold is created in one request, on the condition that no object of
 //     that name exists. Only if one does (the API server says 409) is it read: one of ours that lost
@@ -35,11 +36,9 @@ const absentOnly = "18446744073709551615"
 //
 // Terminal failures are returned as a *status.Problem, transient ones as plain errors.
 func (r *WebAppReconciler) ensure(ctx context.Context, app *webappv1.WebApp, child resources.Child,
-	desired runtime.ApplyConfiguration) (client.Object, bool, error) {
-	key := client.ObjectKeyFromObject(app)
-	live := child.New()
-	switch err := r.Get(ctx, key, live); {
-	case apierrors.IsNotFound(err):
+	cached client.Object, desired runtime.ApplyConfiguration) (client.Object, bool, error) {
+	live := cached
+	if live == nil {
 		created, err := r.create(ctx, child, desired)
 		if err == nil {
 			logf.FromContext(ctx).Info("Created child", "kind", child.Kind(), "name", app.Name)
@@ -48,11 +47,10 @@ func (r *WebAppReconciler) ensure(ctx context.Context, app *webappv1.WebApp, chi
 		if !apierrors.IsConflict(err) {
 			return nil, false, applyError(child, app, false, err)
 		}
-		if err := r.APIReader.Get(ctx, key, live); err != nil {
+		live = child.New()
+		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(app), live); err != nil {
 			return nil, false, fmt.Errorf("reading %s %s: %w", child.Kind(), app.Name, err)
 		}
-	case err != nil:
-		return nil, false, fmt.Errorf("reading %s %s: %w", child.Kind(), app.Name, err)
 	}
 
 	// By UID: a WebApp deleted and re-created under the same name does not inherit the children of
@@ -84,17 +82,14 @@ func (r *WebAppReconciler) ensure(ctx context.Context, app *webappv1.WebApp, chi
 	return applied, true, nil
 }
 
-// prune deletes app's child of this kind, which app no longer wants (an optional child switched off,
-// a budget for a WebApp down to one replica). Only an object that app controls is deleted, on the
-// condition that it is still the one the cache shows (its UID and resourceVersion): a same-name
-// object of anyone else's is left alone, since the WebApp asks for nothing of that name. Reading
-// from the cache, a pass over a WebApp that wants no such child sends no request at all.
-func (r *WebAppReconciler) prune(ctx context.Context, app *webappv1.WebApp, child resources.Child) error {
-	live := child.New()
-	if err := r.Get(ctx, client.ObjectKeyFromObject(app), live); err != nil {
-		return client.IgnoreNotFound(err)
-	}
-	if !metav1.IsControlledBy(live, app) || live.GetDeletionTimestamp() != nil {
+// prune deletes live, app's child of this kind as the cache holds it (nil: none), which app no
+// longer wants (an optional child switched off, a budget for a WebApp down to one replica). Only an
+// object that app controls is deleted, on the condition that it is still the one the cache shows
+// (its UID and resourceVersion): a same-name object of anyone else's is left alone, since the
+// WebApp asks for nothing of that name. A pass over a WebApp that wants no such child sends no
+// request at all.
+func (r *WebAppReconciler) prune(ctx context.Context, app *webappv1.WebApp, child resources.Child, live client.Object) error {
+	if live == nil || !metav1.IsControlledBy(live, app) || live.GetDeletionTimestamp() != nil {
 		return nil
 	}
 	uid, rv := live.GetUID(), live.GetResourceVersion()

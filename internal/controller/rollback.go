@@ -2,13 +2,13 @@ package controller
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
@@ -20,102 +20,55 @@ import (
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
-// Automatic rollback (spec.rollout.autoRollback): status.RolloutFailure decides; this file reads
-// the ReplicaSet of the revision to go back to and keeps the Deployment on it.
+// Automatic rollback (spec.rollout.autoRollback; docs/design.md, "Rollback"): status.RolloutFailure
+// decides, this file reads the ReplicaSet of the revision to go back to, and resources.RollBack puts
+// its template in the Deployment the pass applies.
 
 // The old pod templates live in the Deployment's ReplicaSets, as for `kubectl rollout undo`. They
 // are listed straight from the API server, only when a rollout has failed: caching every
 // ReplicaSet of the cluster for that would cost memory on every pass of every WebApp.
 // +kubebuilder:rbac:groups=apps,resources=replicasets,verbs=list
 
-// deploymentTemplate decides the pod template of app's rendered Deployment desired, against the
-// live one: kept while a rollback holds (pinTemplate), kept when only the operator renders it
-// otherwise (resources.TemplateFor: the upgrade policy), else as rendered; and stamps it with its
-// inputs. It reports whether it kept a template the operator renders otherwise.
-func (r *WebAppReconciler) deploymentTemplate(ctx context.Context, app *webappv1.WebApp,
-	desired runtime.ApplyConfiguration, configRevision string) (bool, error) {
-	inputs, err := resources.TemplateInputs(app, configRevision)
-	if err != nil {
-		return false, err
+// rollBackIfFailed decides whether p's rollout failed (status.RolloutFailure) and, if so, makes d,
+// the Deployment the pass applies, go back to the revision the failure names. A rollout is judged
+// only while the live Deployment is as decided: a pass that applies a new template starts a new
+// rollout instead. When the ReplicaSet of that revision is gone (the Deployment's
+// revisionHistoryLimit), nothing changes and the WebApp reports the failure as it is.
+func (r *WebAppReconciler) rollBackIfFailed(ctx context.Context, p *pass, d *appsv1ac.DeploymentApplyConfiguration) error {
+	app, live := p.app, p.deployment
+	if live == nil || app.Spec.Rollout == nil || !app.Spec.Rollout.AutoRollback {
+		return nil
 	}
-	// absent, or not ours (ensure reports the NameConflict): a rollback gone with it is not made again
-	live := r.liveDeployment(ctx, app)
-	if live != nil {
-		if pinned, err := pinTemplate(app, live, desired); err != nil || pinned {
-			return false, err
-		}
+	now := status.Compute(app, status.Observation{Children: []status.Health{resources.Deployment.Health(app, live)},
+		Deployment: live, PodIssue: p.podIssue, RolledBack: resources.RolledBackFor(app, live)}, p.now)
+	failure, recheck := status.RolloutFailure(app, now, live, p.now)
+	p.recheck = recheck
+	if failure == nil {
+		return nil
 	}
-	return resources.TemplateFor(desired, live, inputs)
-}
-
-// pinTemplate keeps a rolled-back WebApp's Deployment on the template it runs: desired, rendered
-// from the spec whose rollout failed, gets the live Deployment's template (the fields our field
-// manager owns), stamp and rollback record. Everything else is still rendered from the spec, and a
-// pass that finds nothing else changed writes nothing. It reports whether live records a rollback
-// for this generation of the WebApp.
-func pinTemplate(app *webappv1.WebApp, live *appsv1.Deployment, desired runtime.ApplyConfiguration) (bool, error) {
-	if status.RolledBackFor(app, live) == nil {
-		return false, nil
+	if owned, err := resources.Deployment.Owned(live); err != nil || !equality.Semantic.DeepEqual(owned, runtime.ApplyConfiguration(d)) {
+		return err
 	}
-	owned, err := appsv1ac.ExtractDeployment(live, resources.FieldOwner)
-	if err != nil {
-		return false, err
-	}
-	if owned.Spec == nil || owned.Spec.Template == nil {
-		return false, nil
-	}
-	err = resources.WithRollback(desired, owned.Spec.Template, live.Annotations[status.RollbackAnnotation],
-		live.Annotations[resources.TemplateAnnotation])
-	return err == nil, err
-}
-
-// rollBack applies app's Deployment with the template of the revision failure goes back to, read
-// from the Deployment d's ReplicaSet of that revision. It returns the rollback to record, or nil
-// when that ReplicaSet is gone (the Deployment's revisionHistoryLimit): then nothing changes and
-// the WebApp reports the failure as it is.
-func (r *WebAppReconciler) rollBack(ctx context.Context, app *webappv1.WebApp, d *appsv1.Deployment,
-	failure *status.Failure, now metav1.Time) (*webappv1.RollbackStatus, error) {
 	list := &appsv1.ReplicaSetList{}
 	if err := r.APIReader.List(ctx, list, client.InNamespace(app.Namespace),
 		client.MatchingLabels(resources.SelectorLabels(app))); err != nil {
-		return nil, fmt.Errorf("listing the ReplicaSets of Deployment %s: %w", app.Name, err)
+		return fmt.Errorf("listing the ReplicaSets of Deployment %s: %w", app.Name, err)
 	}
-	rs := replicaSetOfRevision(list.Items, d, failure.To.Revision)
+	rs := replicaSetOfRevision(list.Items, live, failure.To.Revision)
 	if rs == nil {
 		logf.FromContext(ctx).Info("Cannot roll back: the ReplicaSet of the revision is gone",
 			"revision", failure.To.Revision, "reason", failure.Reason)
-		return nil, nil
+		return nil
 	}
-	template, err := resources.TemplateOf(&rs.Spec.Template)
-	if err != nil {
-		return nil, err
+	rollback := webappv1.RollbackStatus{Generation: app.Generation, Image: app.Spec.Image, Reason: failure.Reason,
+		Message: failure.Message, To: failure.To, At: p.now}
+	if err := resources.RollBack(d, app, &rs.Spec.Template, rollback); err != nil {
+		return err
 	}
-	rollback := &webappv1.RollbackStatus{Generation: app.Generation, Image: app.Spec.Image, Reason: failure.Reason,
-		Message: failure.Message, To: failure.To, At: now}
-	record, err := json.Marshal(rollback)
-	if err != nil {
-		return nil, err
-	}
-	desired, err := resources.Deployment.Desired(app)
-	if err != nil {
-		return nil, err
-	}
-	if err := resources.WithRollback(desired, template, string(record), ""); err != nil {
-		return nil, err
-	}
-	inputs, err := resources.TemplateInputs(app, rs.Spec.Template.Annotations[webappv1.ConfigRevisionAnnotation])
-	if err != nil {
-		return nil, err
-	}
-	if err := resources.StampTemplate(desired, inputs); err != nil {
-		return nil, err
-	}
-	if err := r.Apply(ctx, desired, client.FieldOwner(resources.FieldOwner), client.ForceOwnership); err != nil {
-		return nil, applyError(resources.Deployment, app, true, err)
-	}
-	logf.FromContext(ctx).Info("Rolled back", "revision", failure.To.Revision, "image", failure.To.Image,
+	p.template, p.rolledBack = resources.TemplateRolledBack, &rollback
+	logf.FromContext(ctx).Info("Rolling back", "revision", failure.To.Revision, "image", failure.To.Image,
 		"reason", failure.Reason)
-	return rollback, nil
+	return nil
 }
 
 // replicaSetOfRevision is d's ReplicaSet that ran revision: its revision now, or one of its

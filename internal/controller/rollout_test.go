@@ -3,6 +3,7 @@ package controller_test
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -15,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/controller"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
@@ -41,6 +43,9 @@ var _ = Describe("Rollouts", func() {
 		By("a rollout whose progress deadline passes goes back to revision 2")
 		setImage(ns, "undo", "example.com/shop:broken")
 		newRevision(ns, "undo", 3)
+		Eventually(func() int64 { return fetch(ns, "undo").Status.ObservedGeneration }, timeout, interval).
+			Should(Equal(int64(3)), "the rollout of generation 3 is reported before it fails")
+		beforeFailure := settledWritesIn(ns)
 		Eventually(func(g Gomega) {
 			d := getDeployment(ns, "undo")(g)
 			d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 3, UpdatedReplicas: 1,
@@ -61,6 +66,8 @@ var _ = Describe("Rollouts", func() {
 		Expect(fetch(ns, "undo").Spec.Image).To(Equal("example.com/shop:broken"), "the spec is the user's: left as it is")
 		Eventually(condition(ns, "undo", webappv1.ConditionReady), timeout, interval).
 			Should(haveStatusReason(metav1.ConditionFalse, status.ReasonRollingBack))
+		Expect(deploymentWrites(requests.WritesIn(ns)[beforeFailure:])).To(HaveLen(1),
+			"the pass that rolls back applies the Deployment once")
 
 		By("once revision 2's pods are back: Ready on it, Stalled until the spec changes, a Warning event")
 		playRollout(ns, "undo", 4)
@@ -71,6 +78,8 @@ var _ = Describe("Rollouts", func() {
 		Expect(condition(ns, "undo", webappv1.ConditionReady)(Default).Message).
 			To(ContainSubstring("the rollout of generation 3 (image example.com/shop:broken) failed (ProgressDeadlineExceeded"))
 		Eventually(eventReasons(ns, "undo"), timeout, interval).Should(ContainElement(status.ReasonRolledBack))
+		Expect(eventReasons(ns, "undo")(Default)).NotTo(ContainElement(controller.ReasonDriftCorrected),
+			"a rollback is no drift correction")
 		Expect(fetch(ns, "undo").Status.Revisions).To(HaveLen(2), "the revision rolled back to is not a new one")
 
 		By("held: a pass over the rolled-back WebApp writes nothing, and does not undo the rollback")
@@ -222,6 +231,17 @@ func playEarlierOperator(ns, name string) {
 		return getDeployment(ns, name)(g).Spec.Template.Annotations
 	}, timeout, interval).Should(HaveKey("example.com/rendered-by"))
 	playDeploymentController(ns, name)
+}
+
+// deploymentWrites are the writes among writes that go to a Deployment or its status.
+func deploymentWrites(writes []string) []string {
+	var out []string
+	for _, w := range writes {
+		if strings.Contains(w, "/deployments/") {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 func setImage(ns, name, image string) {

@@ -30,16 +30,13 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
@@ -94,7 +91,10 @@ const DefaultTerminalRecheck = 2 * time.Minute
 // +kubebuilder:rbac:groups=apps.webapp-operator.io,resources=webapps/finalizers,verbs=update
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile is one pass of fetch, observe, diff, act, report.
+// Reconcile is one pass over a WebApp, in four phases: observe what is (the configuration its pods
+// read, its children and pods, all from the cache), decide what should be (each child rendered, the
+// Deployment's pod template decided, a failed rollout rolled back), act once (apply in order what
+// differs), and report (events, status, metrics, when to look again).
 func (r *WebAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	cached, undecodable := r.WebApps.get(req.NamespacedName)
 	switch {
@@ -108,44 +108,209 @@ func (r *WebAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		// Deleted: the garbage collector removes the children through their owner references.
 		return ctrl.Result{}, nil
 	}
-	app := cached.DeepCopy()
-
-	obs, written, err := r.converge(ctx, app)
-	r.recordDriftCorrection(app, written)
-	next := status.Compute(app, obs, r.now())
-	var recheck time.Duration
+	p := &pass{app: cached.DeepCopy(), now: r.now()}
+	err := r.observe(ctx, p)
 	if err == nil {
-		var failure *status.Failure
-		if failure, recheck = status.RolloutFailure(app, next, obs.Deployment, r.now()); failure != nil {
-			if obs.RolledBack, err = r.rollBack(ctx, app, obs.Deployment, failure, r.now()); obs.RolledBack != nil {
-				next = status.Compute(app, obs, r.now())
+		r.decide(ctx, p)
+		err = r.act(ctx, p)
+	}
+	return r.report(ctx, p, err)
+}
+
+// pass is what one Reconcile observed, decided and did.
+type pass struct {
+	app *webappv1.WebApp
+	now metav1.Time
+
+	// observed
+	configRevision string
+	live           map[string]client.Object // each child in the cache, by kind
+	deployment     *appsv1.Deployment       // the WebApp's Deployment in the cache, or nil
+	podIssue       *status.PodIssue
+
+	// decided
+	steps       []step
+	template    resources.TemplateSource
+	rolledBack  *webappv1.RollbackStatus // the rollback this pass makes
+	recheck     time.Duration            // when a failing rollout would count as failed
+	rollbackErr error                    // reading the revision to go back to failed
+
+	// done
+	written  []string           // the kinds applied
+	children []status.Health    // each child applied or found as desired, in order
+	workload *appsv1.Deployment // the Deployment after the pass
+}
+
+// step is one child to bring in line: what it should be, or why it could not be rendered.
+type step struct {
+	child   resources.Child
+	desired runtime.ApplyConfiguration // nil: the WebApp wants no such child
+	err     error
+}
+
+// observe reads what the pass decides from. A pod template that reads a missing object would give
+// pods that cannot start: then the pass applies nothing, and the pods that run keep running.
+func (r *WebAppReconciler) observe(ctx context.Context, p *pass) error {
+	if err := r.readChildren(ctx, p); err != nil {
+		return err
+	}
+	var err error
+	if p.configRevision, err = r.configRevision(ctx, p.app); err != nil {
+		p.workload = p.deployment // status still reports the pods that run
+		return err
+	}
+	p.podIssue, err = r.podIssue(ctx, p.app)
+	return err
+}
+
+// readChildren reads each child of p's WebApp from the cache. Kinds the cluster does not serve are
+// neither cached nor read.
+func (r *WebAppReconciler) readChildren(ctx context.Context, p *pass) error {
+	key := client.ObjectKeyFromObject(p.app)
+	p.live = make(map[string]client.Object, len(resources.All))
+	for _, child := range resources.All {
+		if r.Unserved[child.Kind()] {
+			continue
+		}
+		obj := child.New()
+		if err := r.Get(ctx, key, obj); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
 			}
+			return fmt.Errorf("reading %s %s: %w", child.Kind(), key.Name, err)
+		}
+		p.live[child.Kind()] = obj
+	}
+	if d, ok := p.live[resources.Deployment.Kind()].(*appsv1.Deployment); ok && metav1.IsControlledBy(d, p.app) {
+		p.deployment = d
+	}
+	return nil
+}
+
+// decide renders every child. The Deployment's pod template is decided against the live one
+// (resources.DesiredDeployment), and goes back to an earlier revision when the rollout failed.
+func (r *WebAppReconciler) decide(ctx context.Context, p *pass) {
+	d, source, err := resources.DesiredDeployment(resources.DeploymentInputs{
+		App: p.app, Live: p.deployment, ConfigRevision: p.configRevision})
+	if err != nil {
+		p.steps = append(p.steps, step{child: resources.Deployment, err: err})
+		return
+	}
+	p.template = source
+	p.rollbackErr = r.rollBackIfFailed(ctx, p, d)
+	p.steps = append(p.steps, step{child: resources.Deployment, desired: d})
+	for _, child := range resources.Children {
+		desired, err := child.Desired(p.app)
+		p.steps = append(p.steps, step{child: child, desired: desired, err: err})
+	}
+}
+
+// act brings each child in line, in order, and stops at the first that cannot be: no half-made
+// WebApp. Terminal problems (a foreign object in the way, a rendered object the API server refuses)
+// come back as a *status.Problem, which status reports as Stalled without a retry in a hot loop;
+// transient errors come back as they are, for controller-runtime to retry with backoff.
+func (r *WebAppReconciler) act(ctx context.Context, p *pass) error {
+	for _, s := range p.steps {
+		kind := s.child.Kind()
+		switch {
+		case s.err != nil:
+			if problem := (*status.Problem)(nil); errors.As(s.err, &problem) {
+				return problem
+			}
+			return status.NewProblem(status.ReasonInvalidSpec, "%s", s.err)
+		case r.Unserved[kind] && s.desired != nil:
+			// The children before it are applied: the app runs, inside the cluster, without it.
+			if problem := s.child.MissingAPI(); problem != nil {
+				return problem
+			}
+			return status.NewProblem(status.ReasonInvalidSpec, "the cluster does not serve the %s API", kind)
+		case r.Unserved[kind]:
+			continue // nothing of the kind can exist, so nothing to prune either
+		case s.desired == nil:
+			// An optional child the WebApp does not ask for: not part of its health, and deleted
+			// if we made it.
+			if err := r.prune(ctx, p.app, s.child, p.live[kind]); err != nil {
+				return err
+			}
+			continue
+		}
+		live, wrote, err := r.ensure(ctx, p.app, s.child, p.live[kind], s.desired)
+		if err != nil {
+			return err
+		}
+		if wrote {
+			p.written = append(p.written, kind)
+		}
+		p.children = append(p.children, s.child.Health(p.app, live))
+		if d, ok := live.(*appsv1.Deployment); ok {
+			p.workload = d
 		}
 	}
-	if err == nil && obs.RolledBack == nil && awaitingDeploymentController(obs, written, r.now().Time) {
-		// Written status would only say "waiting for the Deployment controller", and be rewritten a
-		// moment later: its status update (which the Owns watch sees) brings a truer one. The old
-		// status says which generation it is for, so nobody mistakes it for this one's. A rollback
-		// is reported at once.
-		return ctrl.Result{RequeueAfter: deploymentControllerGrace}, nil
+	return nil
+}
+
+// report records what the pass did: an event on a change that matters, the status, the metrics.
+// It returns when to look again.
+func (r *WebAppReconciler) report(ctx context.Context, p *pass, err error) (ctrl.Result, error) {
+	app := p.app
+	obs := p.observation(err)
+	if problem := (*status.Problem)(nil); errors.As(err, &problem) {
+		err = nil // reported in the status; nextRequeue says when to look again
 	}
-	r.recordReadyChange(app, next)
-	before := app.Status
-	if statusErr := r.writeStatus(ctx, app, next); statusErr != nil {
-		err = errors.Join(err, statusErr)
+	err = errors.Join(err, p.rollbackErr)
+	if p.rolledBack == nil { // a rollback is reported as such, below
+		r.recordDriftCorrection(app, p.written)
 	}
-	if r.Metrics != nil {
-		r.Metrics.ObservePass(app, before, next, err)
+	next := status.Compute(app, obs, p.now)
+	// Written now, the status would only say "waiting for the Deployment controller", and be
+	// rewritten a moment later: its status update (which the Owns watch sees) brings a truer one.
+	// The old status says which generation it is for, so nobody mistakes it for this one's.
+	waiting := err == nil && p.rolledBack == nil && awaitingDeploymentController(obs, p.written, p.now.Time)
+	if !waiting {
+		r.recordReadyChange(app, next)
+		before := app.Status
+		err = errors.Join(err, r.writeStatus(ctx, app, next), p.rollbackErr)
+		if r.Metrics != nil {
+			r.Metrics.ObservePass(app, before, next, err)
+		}
 	}
-	if err == nil && obs.Problem != nil && obs.Problem.Terminal() {
-		return ctrl.Result{RequeueAfter: r.terminalRecheck()}, nil
+	if err != nil {
+		return ctrl.Result{}, err
 	}
-	if err == nil && recheck > 0 {
-		// failing pods do not always change (an image that cannot be pulled): look again when the
-		// rollout would count as failed
-		return ctrl.Result{RequeueAfter: recheck}, nil
+	return ctrl.Result{RequeueAfter: r.nextRequeue(p, obs, waiting)}, nil
+}
+
+// observation is what status is computed from, after the pass ended with err.
+func (p *pass) observation(err error) status.Observation {
+	obs := status.Observation{Selector: resources.Selector(p.app), URL: resources.URL(p.app), Children: p.children,
+		Deployment: p.workload, TemplateHeld: p.template == resources.TemplateHeld, RolledBack: p.rolledBack}
+	if obs.RolledBack == nil {
+		obs.RolledBack = resources.RolledBackFor(p.app, p.workload)
 	}
-	return ctrl.Result{}, err
+	var problem *status.Problem
+	switch {
+	case errors.As(err, &problem):
+		obs.Problem = problem
+	case err != nil:
+		obs.Problem = status.ReconcileError(err)
+	default:
+		obs.PodIssue = p.podIssue
+	}
+	return obs
+}
+
+// nextRequeue is when to look again although no watch may fire: after the Deployment controller's
+// grace; after TerminalRecheck for a WebApp stalled on a terminal problem, since what fixes one is
+// often no object the operator watches; or when a failing rollout would count as failed, since
+// failing pods do not always change (an image that cannot be pulled). Zero: when a watch fires.
+func (r *WebAppReconciler) nextRequeue(p *pass, obs status.Observation, waiting bool) time.Duration {
+	switch {
+	case waiting:
+		return deploymentControllerGrace
+	case obs.Problem != nil && obs.Problem.Terminal():
+		return r.terminalRecheck()
+	}
+	return p.recheck
 }
 
 // deploymentControllerGrace is how long a pass waits for the Deployment controller to observe the
@@ -179,88 +344,6 @@ func (r *WebAppReconciler) terminalRecheck() time.Duration {
 		d = DefaultTerminalRecheck
 	}
 	return d + rand.N(d/2+1)
-}
-
-// converge brings every child in line, in order, and reports what it saw. Terminal problems (a
-// foreign object in the way, a rendered object the API server refuses) are reported in the
-// Observation, not returned as an error, so they become Stalled and are not retried in a hot loop:
-// the next change to the WebApp or to a child triggers a new pass. Transient errors are returned
-// too, so that controller-runtime retries them with exponential backoff. A child is not applied
-// while one before it is blocked: no half-made WebApp.
-func (r *WebAppReconciler) converge(ctx context.Context, app *webappv1.WebApp) (status.Observation, []string, error) {
-	obs := status.Observation{Selector: resources.Selector(app), URL: resources.URL(app)}
-	var written []string
-	// Before any child: a pod template that reads a missing object would give pods that cannot start,
-	// so nothing is applied, and the pods that run keep running (status still reports them).
-	configRevision, err := r.configRevision(ctx, app)
-	if err != nil {
-		obs.Deployment = r.liveDeployment(ctx, app)
-	}
-	for _, child := range resources.All {
-		if err != nil {
-			break
-		}
-		var desired runtime.ApplyConfiguration
-		if desired, err = child.Desired(app); err != nil {
-			if problem := (*status.Problem)(nil); !errors.As(err, &problem) {
-				err = status.NewProblem(status.ReasonInvalidSpec, "%s", err)
-			}
-			break
-		}
-		desired = resources.WithConfigRevision(desired, configRevision)
-		if r.Unserved[child.Kind()] {
-			// Nothing of the kind can exist, so there is nothing to prune either. The children before
-			// it are applied: the app runs, inside the cluster, without its route.
-			if desired != nil {
-				if err = status.NewProblem(status.ReasonInvalidSpec, "the cluster does not serve the %s API", child.Kind()); child.MissingAPI() != nil {
-					err = child.MissingAPI()
-				}
-				break
-			}
-			continue
-		}
-		if desired == nil {
-			// An optional child the WebApp does not ask for: not part of its health, and deleted
-			// if we made it.
-			if err = r.prune(ctx, app, child); err != nil {
-				break
-			}
-			continue
-		}
-		if child.Kind() == resources.Deployment.Kind() {
-			if obs.TemplateHeld, err = r.deploymentTemplate(ctx, app, desired, configRevision); err != nil {
-				break
-			}
-		}
-		var live client.Object
-		var wrote bool
-		if live, wrote, err = r.ensure(ctx, app, child, desired); err != nil {
-			break
-		}
-		if wrote {
-			written = append(written, child.Kind())
-		}
-		if live == nil {
-			obs.Children = append(obs.Children, status.Absent(child.Kind()))
-			continue
-		}
-		obs.Children = append(obs.Children, child.Health(app, live))
-		if d, ok := live.(*appsv1.Deployment); ok {
-			obs.Deployment = d
-		}
-	}
-	if err == nil {
-		obs.PodIssue, err = r.podIssue(ctx, app)
-	}
-	var problem *status.Problem
-	switch {
-	case errors.As(err, &problem):
-		obs.Problem = problem
-	case err != nil:
-		obs.Problem = status.ReconcileError(err)
-		return obs, written, err
-	}
-	return obs, written, nil
 }
 
 // writeStatus patches the status subresource once, and only when it changed. A merge patch without
@@ -336,55 +419,4 @@ func (r *WebAppReconciler) now() metav1.Time {
 		return r.Now()
 	}
 	return metav1.NewTime(time.Now().Truncate(time.Second))
-}
-
-// Watch says how the controller hears of a kind it watches (operator's table of watched kinds).
-type Watch int
-
-const (
-	// WatchWebApp: the WebApps themselves, on a change of their generation.
-	WatchWebApp Watch = iota
-	// WatchOwned: a child, mapped to the WebApp that controls it.
-	WatchOwned
-	// WatchPods: the pods of the WebApps' Deployments, mapped through their instance label.
-	WatchPods
-	// WatchConfig: the ConfigMaps or Secrets the pods read, metadata only, mapped through the
-	// WebApps' index of references (webapps.go).
-	WatchConfig
-)
-
-// Watched is one kind the controller watches, and how.
-type Watched struct {
-	Object client.Object
-	How    Watch
-}
-
-// SetupWithManager registers the controller with a watch of each kind in watched. Children are
-// watched through their owner references, so a change to (or the deletion of) any child re-triggers
-// its WebApp: no polling.
-func (r *WebAppReconciler) SetupWithManager(mgr ctrl.Manager, watched []Watched) error {
-	b := ctrl.NewControllerManagedBy(mgr)
-	for _, w := range watched {
-		switch w.How {
-		case WatchWebApp:
-			// Status writes do not bump the generation: without this predicate every status patch
-			// would trigger one more (no-op) pass.
-			b = b.For(w.Object, builder.WithPredicates(predicate.GenerationChangedPredicate{}))
-		case WatchOwned:
-			b = b.Owns(w.Object)
-		case WatchPods:
-			// Pods belong to ReplicaSets, not to the WebApp: map them back through the instance
-			// label, so a pod that starts failing (or recovers) updates the WebApp's status.
-			b = b.Watches(w.Object, handler.EnqueueRequestsFromMapFunc(podToWebApp))
-		case WatchConfig:
-			// a resync's update, with the same resourceVersion, changes nothing
-			kind := w.Object.GetObjectKind().GroupVersionKind().Kind
-			b = b.WatchesMetadata(w.Object, handler.EnqueueRequestsFromMapFunc(r.configToWebApps(kind)),
-				builder.WithPredicates(predicate.ResourceVersionChangedPredicate{}))
-		}
-	}
-	return b.
-		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
-		Named("webapp").
-		Complete(r)
 }

@@ -4,7 +4,6 @@ import (
 	"reflect"
 	"testing"
 
-	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/utils/ptr"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
@@ -144,36 +143,6 @@ func TestConfigRevision(t *testing.T) {
 	}
 	if got := ConfigRevision(nil, nil); got != "" {
 		t.Errorf("no references: revision %q, want none", got)
-	}
-}
-
-func TestWithConfigRevision(t *testing.T) {
-	app := newApp(func(a *webappv1.WebApp) {
-		a.Spec.PodAnnotations = map[string]webappv1.AnnotationValue{"team.example.com/owner": "alice",
-			webappv1.ConfigRevisionAnnotation: "forged"}
-	})
-	render := func(rev string) *appsv1.Deployment {
-		desired, err := Deployment.Desired(app)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return typed[appsv1.Deployment](t, WithConfigRevision(desired, rev))
-	}
-	if got := render("0123456789abcdef").Spec.Template.Annotations; !reflect.DeepEqual(got, map[string]string{
-		"team.example.com/owner": "alice", webappv1.ConfigRevisionAnnotation: "0123456789abcdef",
-		DefaultContainerAnnotation: ContainerName}) {
-		t.Errorf("pod annotations %v: want the pod annotations and the revision", got)
-	}
-	if got := render("").Spec.Template.Annotations; !reflect.DeepEqual(got, map[string]string{"team.example.com/owner": "alice",
-		DefaultContainerAnnotation: ContainerName}) {
-		t.Errorf("no revision: pod annotations %v, want only the WebApp's (and not the forged one)", got)
-	}
-	service, err := Service.Desired(app)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := WithConfigRevision(service, "0123456789abcdef"); !reflect.DeepEqual(got, service) {
-		t.Errorf("a Service is no pod template: got %+v", got)
 	}
 }
 

@@ -1,15 +1,12 @@
 package resources
 
 import (
-	"encoding/json"
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
-	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -102,18 +99,6 @@ func renderDeployment(app *webappv1.WebApp) (*appsv1ac.DeploymentApplyConfigurat
 		WithSpec(spec), nil
 }
 
-// WithConfigRevision puts rev, the fingerprint of the configuration app's pods read (ConfigRevision),
-// in the pod template of desired, app's rendered Deployment: a new revision rolls the pods as a new
-// image does. Other children, and an empty rev, are returned as they are.
-func WithConfigRevision(desired runtime.ApplyConfiguration, rev string) runtime.ApplyConfiguration {
-	d, ok := desired.(*appsv1ac.DeploymentApplyConfiguration)
-	if !ok || rev == "" || d.Spec == nil || d.Spec.Template == nil {
-		return desired
-	}
-	d.Spec.Template.WithAnnotations(map[string]string{webappv1.ConfigRevisionAnnotation: rev})
-	return d
-}
-
 // deploymentHealth reads the Deployment's status the way `kubectl rollout status` does, except that
 // a WebApp that was Ready stays Ready while only its replica count moves (scalingHealth).
 func deploymentHealth(app *webappv1.WebApp, d *appsv1.Deployment) status.Health {
@@ -183,39 +168,6 @@ func pausedHealth(d *appsv1.Deployment, desired int32) status.Health {
 			s.AvailableReplicas, desired, msg))
 	}
 	return status.Health{Ready: true, Reason: status.ReasonPaused, Message: msg}
-}
-
-// WithRollback makes a rendered Deployment keep the pod template of an earlier revision, and
-// record the rollback (status.RollbackAnnotation, whose value is rollback, in JSON). A non-empty
-// stamp is the template's (TemplateAnnotation), kept as it is.
-func WithRollback(desired runtime.ApplyConfiguration, template *corev1ac.PodTemplateSpecApplyConfiguration,
-	rollback, stamp string) error {
-	d, err := renderedDeployment(desired)
-	if err != nil {
-		return err
-	}
-	d.Spec.Template = template
-	d.WithAnnotations(map[string]string{status.RollbackAnnotation: rollback})
-	if stamp != "" {
-		d.WithAnnotations(map[string]string{TemplateAnnotation: stamp})
-	}
-	return nil
-}
-
-// TemplateOf converts a live pod template (a ReplicaSet's) to the apply configuration of a
-// Deployment's template, without the pod-template-hash label the Deployment controller adds.
-func TemplateOf(t *corev1.PodTemplateSpec) (*corev1ac.PodTemplateSpecApplyConfiguration, error) {
-	t = t.DeepCopy()
-	delete(t.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
-	data, err := json.Marshal(t)
-	if err != nil {
-		return nil, err
-	}
-	out := &corev1ac.PodTemplateSpecApplyConfiguration{}
-	if err := json.Unmarshal(data, out); err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 func progressing(reason, message string) status.Health {

@@ -22,13 +22,15 @@ import (
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
-// All are the kinds of child a WebApp has, in the order the reconciler applies them. The first is
-// the workload: once every child is ready, its Health speaks for the WebApp.
+// All are the kinds of child a WebApp has, in the order the reconciler applies them: the workload,
+// the Deployment, first (once every child is ready, its Health speaks for the WebApp), then Children.
+var All = append([]Child{Deployment}, Children...)
+
+// Children are the kinds of child besides the Deployment, rendered from the WebApp alone, in order.
 // HTTPRoute and ServiceMonitor come last: they are the children whose API a cluster may lack (see
 // Child.MissingAPI), and a child that cannot be applied holds back those after it. The ServiceMonitor
 // is the very last, as the one the app can best run without, and after the Service it selects.
-var All = []Child{Deployment, Service, Ingress, PodDisruptionBudget, HorizontalPodAutoscaler, NetworkPolicy, HTTPRoute,
-	ServiceMonitor}
+var Children = []Child{Service, Ingress, PodDisruptionBudget, HorizontalPodAutoscaler, NetworkPolicy, HTTPRoute, ServiceMonitor}
 
 // Child is one kind of object the operator creates for a WebApp, named like the WebApp.
 type Child interface {

@@ -8,30 +8,135 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/runtime"
+	corev1 "k8s.io/api/core/v1"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 )
 
-// The upgrade policy: a new version of the operator that renders a different pod template (a new
-// default, a new annotation) must not restart every WebApp of the cluster at once. A Deployment's
-// template is stamped with the inputs it was rendered from (the WebApp's spec, less what does not
-// feed the template, and the configuration its pods read) and its fingerprint. When a pass finds the inputs unchanged and the
-// template as stamped (nobody changed it since), yet renders another one, the difference can only
-// come from the operator: the running template stays until the WebApp next changes, and then the
-// new one rolls out with that change. A template that was changed by someone else is still put back.
+// The Deployment's pod template is decided here, next to its rendering: rendered from the spec and
+// the configuration, or kept as it runs. docs/design.md explains the upgrade policy and rollback.
 
-// TemplateAnnotation, on the Deployment (not its pod template, which would roll the pods), is the
-// stamp: "<inputs>/<fingerprint>".
-const TemplateAnnotation = "webapp-operator.io/template"
+const (
+	// TemplateAnnotation, on the Deployment (not its pod template, which would roll the pods),
+	// stamps the template with the inputs it was rendered from: "<inputs>/<fingerprint>".
+	TemplateAnnotation = "webapp-operator.io/template"
+	// RollbackAnnotation, on the Deployment, records a rollback (a webappv1.RollbackStatus in JSON).
+	// Written in the same apply as the old template, it travels with it: a pass that reads the
+	// WebApp before its status write reaches the cache still sees it, and does not roll the failed
+	// spec out again.
+	RollbackAnnotation = "webapp-operator.io/rolled-back"
+)
+
+// TemplateSource says where the pod template of the Deployment to apply comes from.
+type TemplateSource int
+
+const (
+	// TemplateRendered: rendered from the spec and the configuration.
+	TemplateRendered TemplateSource = iota
+	// TemplateHeld: the running one, which only this version of the operator renders otherwise;
+	// the rendered one rolls out with the WebApp's next change (the upgrade policy).
+	TemplateHeld
+	// TemplatePinned: the running one, which a rollback of the WebApp's generation keeps.
+	TemplatePinned
+	// TemplateRolledBack: an earlier revision's, which this pass rolls back to (RollBack).
+	TemplateRolledBack
+)
+
+// DeploymentInputs are what a WebApp's Deployment is decided from.
+type DeploymentInputs struct {
+	App *webappv1.WebApp
+	// Live is the WebApp's Deployment in the cluster; nil when there is none of the WebApp's.
+	Live *appsv1.Deployment
+	// ConfigRevision fingerprints the configuration the pods read (ConfigRevision); "" for none.
+	ConfigRevision string
+}
+
+// DesiredDeployment renders the WebApp's Deployment and decides its pod template; the first that
+// applies wins:
+//   - a rollback of this generation is recorded on the live Deployment: its template stays (pinned);
+//   - the live template's stamp names the same inputs and the template is still as stamped: the
+//     rendered one differs only because the operator renders it otherwise, so the live one stays (held);
+//   - else the rendered template, carrying the config revision, stamped with its inputs.
+func DesiredDeployment(in DeploymentInputs) (*appsv1ac.DeploymentApplyConfiguration, TemplateSource, error) {
+	d, err := renderDeployment(in.App)
+	if err != nil {
+		return nil, TemplateRendered, err
+	}
+	if RolledBackFor(in.App, in.Live) != nil {
+		if pinned, err := keepLiveTemplate(d, in.Live); err != nil || pinned {
+			return d, TemplatePinned, err
+		}
+	}
+	if in.ConfigRevision != "" {
+		d.Spec.Template.WithAnnotations(map[string]string{webappv1.ConfigRevisionAnnotation: in.ConfigRevision})
+	}
+	inputs, err := TemplateInputs(in.App, in.ConfigRevision)
+	if err != nil {
+		return nil, TemplateRendered, err
+	}
+	stamp, err := templateStamp(inputs, d.Spec.Template)
+	if err != nil {
+		return nil, TemplateRendered, err
+	}
+	if in.Live != nil {
+		if held, err := holdTemplate(d, in.Live, inputs, stamp); err != nil || held {
+			return d, TemplateHeld, err
+		}
+	}
+	d.WithAnnotations(map[string]string{TemplateAnnotation: stamp})
+	return d, TemplateRendered, nil
+}
+
+// RollBack makes the decided Deployment d of app go back to template, an earlier ReplicaSet's, and
+// record rollback with it. The template is stamped with the inputs it was rendered from, so that
+// the upgrade policy reads it like any other.
+func RollBack(d *appsv1ac.DeploymentApplyConfiguration, app *webappv1.WebApp, template *corev1.PodTemplateSpec,
+	rollback webappv1.RollbackStatus) error {
+	t, err := templateOf(template)
+	if err != nil {
+		return err
+	}
+	record, err := json.Marshal(rollback)
+	if err != nil {
+		return err
+	}
+	inputs, err := TemplateInputs(app, template.Annotations[webappv1.ConfigRevisionAnnotation])
+	if err != nil {
+		return err
+	}
+	d.Spec.Template = t
+	d.WithAnnotations(map[string]string{RollbackAnnotation: string(record)})
+	return StampTemplate(d, inputs)
+}
+
+// StampTemplate stamps d's template as rendered from inputs (TemplateInputs).
+func StampTemplate(d *appsv1ac.DeploymentApplyConfiguration, inputs string) error {
+	stamp, err := templateStamp(inputs, d.Spec.Template)
+	if err == nil {
+		d.WithAnnotations(map[string]string{TemplateAnnotation: stamp})
+	}
+	return err
+}
+
+// RolledBackFor returns the rollback that the Deployment d records for app's current generation,
+// or nil: a change of the spec ends it.
+func RolledBackFor(app *webappv1.WebApp, d *appsv1.Deployment) *webappv1.RollbackStatus {
+	if d == nil || d.Annotations[RollbackAnnotation] == "" {
+		return nil
+	}
+	rb := &webappv1.RollbackStatus{}
+	if err := json.Unmarshal([]byte(d.Annotations[RollbackAnnotation]), rb); err != nil || rb.Generation != app.Generation {
+		return nil
+	}
+	return rb
+}
 
 // TemplateInputs names what app's pod template is rendered from: a fingerprint of its spec without
 // the fields that do not feed the pod template (notTemplateFields), and of the configuration its
-// pods read (ConfigRevision). Changing the replicas, the Service or a route changes no input: the
-// Deployment is not rewritten for them, nor does a template that a newer operator renders roll out
-// with them.
+// pods read. Changing the replicas, the Service or a route changes no input: the template is not
+// rewritten for them, nor does a template that a newer operator renders roll out with them.
 func TemplateInputs(app *webappv1.WebApp, configRevision string) (string, error) {
 	spec := app.Spec.DeepCopy()
 	notTemplateFields(spec)
@@ -52,45 +157,27 @@ func notTemplateFields(spec *webappv1.WebAppSpec) {
 	spec.Ingress, spec.Route, spec.Metrics = nil, nil, nil
 }
 
-// StampTemplate records in the rendered Deployment desired that its template comes from inputs.
-func StampTemplate(desired runtime.ApplyConfiguration, inputs string) error {
-	_, err := TemplateFor(desired, nil, inputs)
-	return err
-}
-
-// TemplateFor decides the pod template of the rendered Deployment desired against live (nil when
-// there is none of ours) and stamps it. It keeps live's pod template (the fields our field manager
-// owns) and stamp when the difference between them can only be the operator's: live's stamp names
-// the same inputs, and its template is still the one stamped. A Deployment without a stamp (made by
-// a version before this policy, or whose annotations someone replaced) is not held: nothing says
-// that its template is still the operator's, and a drifted one must be put back. Otherwise desired
-// keeps its own template, stamped with inputs. It reports whether it held live's template.
-func TemplateFor(desired runtime.ApplyConfiguration, live *appsv1.Deployment, inputs string) (bool, error) {
-	d, err := renderedDeployment(desired)
-	if err != nil {
+// keepLiveTemplate gives d the template our field manager owns on live, with its stamp and rollback
+// record. It reports false when live has no such template.
+func keepLiveTemplate(d *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment) (bool, error) {
+	owned, err := appsv1ac.ExtractDeployment(live, FieldOwner)
+	if err != nil || owned.Spec == nil || owned.Spec.Template == nil {
 		return false, err
 	}
-	stamp, err := templateStamp(inputs, d.Spec.Template)
-	if err != nil {
-		return false, err
-	}
-	held := false
-	if live != nil {
-		if held, err = holdTemplate(d, live, inputs, stamp); err != nil {
-			return false, err
-		}
-	}
-	if !held {
+	d.Spec.Template = owned.Spec.Template
+	d.WithAnnotations(map[string]string{RollbackAnnotation: live.Annotations[RollbackAnnotation]})
+	if stamp := live.Annotations[TemplateAnnotation]; stamp != "" {
 		d.WithAnnotations(map[string]string{TemplateAnnotation: stamp})
 	}
-	return held, nil
+	return true, nil
 }
 
-// holdTemplate gives d live's template and stamp when only the operator renders it otherwise (see
-// TemplateFor); stamp is d's own.
+// holdTemplate gives d live's template and stamp when only the operator renders it otherwise; stamp
+// is d's own. A Deployment without a stamp (whose annotations someone replaced) is not held: nothing
+// says that its template is still the operator's, and a drifted one must be put back.
 func holdTemplate(d *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment, inputs, stamp string) (bool, error) {
 	// Only a stamp of the same inputs and another template can hold: checked first, so that a pass
-	// over an up-to-date Deployment (stamped as desired) does not extract its fields a second time.
+	// over an up-to-date Deployment does not extract its fields.
 	liveStamp := live.Annotations[TemplateAnnotation]
 	if liveStamp == stamp || !strings.HasPrefix(liveStamp, inputs+"/") {
 		return false, nil
@@ -101,7 +188,7 @@ func holdTemplate(d *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deploym
 	}
 	ownedStamp, err := templateStamp(inputs, owned.Spec.Template)
 	if err != nil || ownedStamp == stamp || liveStamp != ownedStamp {
-		return false, err // the same template; other inputs, a template changed since, or no stamp
+		return false, err // the same template; or one changed since it was stamped
 	}
 	d.Spec.Template = owned.Spec.Template
 	d.WithAnnotations(map[string]string{TemplateAnnotation: ownedStamp})
@@ -117,10 +204,14 @@ func templateStamp(inputs string, t *corev1ac.PodTemplateSpecApplyConfiguration)
 	return inputs + "/" + hex.EncodeToString(sum[:])[:16], nil
 }
 
-func renderedDeployment(desired runtime.ApplyConfiguration) (*appsv1ac.DeploymentApplyConfiguration, error) {
-	d, ok := desired.(*appsv1ac.DeploymentApplyConfiguration)
-	if !ok || d.Spec == nil || d.Spec.Template == nil {
-		return nil, fmt.Errorf("not a rendered Deployment: %T", desired)
+// templateOf converts a live pod template (a ReplicaSet's) to the apply configuration of a
+// Deployment's template, without the pod-template-hash label the Deployment controller adds.
+func templateOf(t *corev1.PodTemplateSpec) (*corev1ac.PodTemplateSpecApplyConfiguration, error) {
+	t = t.DeepCopy()
+	delete(t.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
+	out := &corev1ac.PodTemplateSpecApplyConfiguration{}
+	if err := convert(t, out); err != nil {
+		return nil, fmt.Errorf("converting a ReplicaSet's pod template: %w", err)
 	}
-	return d, nil
+	return out, nil
 }

@@ -1,7 +1,6 @@
 package status
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -15,8 +14,7 @@ import (
 )
 
 // The rollback policy (spec.rollout.autoRollback) in pure functions: when a rollout counts as
-// failed, what it goes back to, and how a WebApp that went back reads. The reconciler does the
-// reading of ReplicaSets and the writing.
+// failed, what it goes back to, and how a WebApp that went back reads (docs/design.md, "Rollback").
 
 // DefaultFailureSeconds is spec.rollout.failureSeconds' default.
 const DefaultFailureSeconds = 120
@@ -28,25 +26,6 @@ const (
 	RevisionAnnotation        = "deployment.kubernetes.io/revision"
 	RevisionHistoryAnnotation = "deployment.kubernetes.io/revision-history"
 )
-
-// RollbackAnnotation, on the Deployment, records a rollback (a webappv1.RollbackStatus in JSON):
-// written in the same apply as the old template, it travels with it. Kept in the WebApp's status
-// alone, it would be lost to a pass that reads a WebApp from the cache before its status write
-// arrives there, and that pass would roll the failed spec out again.
-const RollbackAnnotation = "webapp-operator.io/rolled-back"
-
-// RolledBackFor returns the rollback that the Deployment d records for app's current generation,
-// or nil: a change of the spec ends it.
-func RolledBackFor(app *webappv1.WebApp, d *appsv1.Deployment) *webappv1.RollbackStatus {
-	if d == nil || d.Annotations[RollbackAnnotation] == "" {
-		return nil
-	}
-	rb := &webappv1.RollbackStatus{}
-	if err := json.Unmarshal([]byte(d.Annotations[RollbackAnnotation]), rb); err != nil || rb.Generation != app.Generation {
-		return nil
-	}
-	return rb
-}
 
 // Failure is a rollout that counts as failed: why, and what to go back to.
 type Failure struct {

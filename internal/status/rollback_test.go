@@ -1,7 +1,6 @@
 package status_test
 
 import (
-	"encoding/json"
 	"strconv"
 	"testing"
 	"time"
@@ -114,11 +113,10 @@ func TestComputeReportsARollback(t *testing.T) {
 	a := app()
 	rb := webappv1.RollbackStatus{Generation: 4, Image: "broken", Reason: ReasonProgressDeadlineExceeded, Message: "no progress",
 		To: webappv1.Revision{Revision: 2, Image: "v2", ReadyAt: t0}}
-	record, _ := json.Marshal(rb)
 	d := running("5", "v2")
-	d.Annotations[RollbackAnnotation] = string(record)
 
-	back := Compute(a, Observation{Children: []Health{{Kind: "Deployment", Ready: true, Reason: ReasonReady}}, Deployment: d}, t1)
+	back := Compute(a, Observation{Children: []Health{{Kind: "Deployment", Ready: true, Reason: ReasonReady}}, Deployment: d,
+		RolledBack: &rb}, t1)
 	if back.RolledBack == nil || back.RolledBack.To.Revision != 2 {
 		t.Fatalf("rolledBack %+v", back.RolledBack)
 	}
@@ -130,14 +128,14 @@ func TestComputeReportsARollback(t *testing.T) {
 	expectCondition(t, back, webappv1.ConditionReconciling, metav1.ConditionFalse, ReasonRolledBack)
 
 	going := Compute(a, Observation{Children: []Health{{Kind: "Deployment", Reason: ReasonRolloutInProgress, Message: "1 of 3"}},
-		Deployment: d}, t1)
+		Deployment: d, RolledBack: &rb}, t1)
 	expectCondition(t, going, webappv1.ConditionReady, metav1.ConditionFalse, ReasonRollingBack)
 	expectCondition(t, going, webappv1.ConditionStalled, metav1.ConditionFalse, ReasonRollingBack)
 
-	a.Generation = 5 // the spec changed: the rollback no longer holds
-	if st := Compute(a, Observation{Children: []Health{{Kind: "Deployment", Ready: true, Reason: ReasonReady}}, Deployment: d},
-		t1); st.RolledBack != nil {
-		t.Fatalf("a rollback recorded for generation 4 holds for generation 5: %+v", st.RolledBack)
+	// what runs is not known to be the WebApp's (a same-name Deployment of someone else's)
+	conflict := Compute(a, Observation{Problem: NewProblem(ReasonNameConflict, "in the way"), Deployment: d, RolledBack: &rb}, t1)
+	if conflict.RolledBack != nil {
+		t.Fatalf("a rollback reported without a Deployment of the WebApp's: %+v", conflict.RolledBack)
 	}
 }
 

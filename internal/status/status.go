@@ -35,10 +35,10 @@ type Observation struct {
 	Selector, URL string
 	// TemplateHeld: the operator renders another pod template than the one the Deployment runs,
 	// for the same spec and configuration (a newer operator's), and keeps the running one until the
-	// WebApp next changes (resources.TemplateFor).
+	// WebApp next changes (resources.TemplateHeld).
 	TemplateHeld bool
-	// RolledBack is the rollback this pass made (nil when it made none); an earlier one that holds
-	// is read from the Deployment (RolledBackFor).
+	// RolledBack is the rollback in force for the WebApp's generation: made by this pass, or
+	// recorded on the Deployment; nil when there is none.
 	RolledBack *webappv1.RollbackStatus
 }
 
@@ -65,7 +65,6 @@ func Compute(app *webappv1.WebApp, obs Observation, now metav1.Time) webappv1.We
 		Selector:           obs.Selector,
 		URL:                obs.URL,
 		Conditions:         append([]metav1.Condition(nil), app.Status.Conditions...),
-		RolledBack:         obs.RolledBack,
 	}
 	for _, h := range obs.Children {
 		if h.Ready && h.URL != "" {
@@ -87,8 +86,8 @@ func Compute(app *webappv1.WebApp, obs Observation, now metav1.Time) webappv1.We
 		st.ConfigRevision = d.Spec.Template.Annotations[webappv1.ConfigRevisionAnnotation]
 	}
 
-	if st.RolledBack == nil {
-		st.RolledBack = RolledBackFor(app, workload)
+	if workload != nil {
+		st.RolledBack = obs.RolledBack
 	}
 	v := evaluate(obs, st.RolledBack)
 	if obs.TemplateHeld && v.ready == metav1.ConditionTrue {
