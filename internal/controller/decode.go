@@ -22,11 +22,8 @@ import (
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
-// The operator lists and watches WebApps as unstructured objects and decodes each one on its own.
-// A typed informer decodes the whole list at once: one WebApp that the API server admitted but the
-// Go types cannot hold (admitted by an older CRD, before a rule existed) would fail every list and
-// watch of WebApps, and stop the operator for every namespace. Here it fails only itself; the cache
-// keeps the others as their Go type (webapps.go).
+// WebApps are decoded one by one, so that one the Go types cannot hold fails only itself
+// (docs/design.md, Undecodable WebApps).
 
 // NewWebAppObject returns an empty WebApp in the form the operator lists and watches it.
 func NewWebAppObject() *unstructured.Unstructured {

@@ -15,16 +15,10 @@ import (
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 )
 
-// WebApps reads the WebApps from the operator's cache.
-//
-// The informer lists and watches them unstructured, so that one WebApp the Go types cannot decode
-// fails only itself (decode.go). But a WebApp is not kept that way: as nested maps it holds about
-// 4.3 KiB of heap, as its Go type 1.8 KiB (BenchmarkCachedWebApp), and every pass would decode it again. The cache's transform
-// (CacheForm) stores the Go type, and keeps the unstructured object only for a WebApp that does not
-// decode. controller-runtime's cache reader cannot return such a mix (it asks every object to be of
-// the type it was asked for), so the operator reads the informers' indexers itself, through this
-// type. NewInformer, the cache's informer constructor, hands it the WebApp informers as they are
-// made: one for the cluster, or one per namespace when the operator watches only some.
+// WebApps reads the WebApps from the operator's cache, which holds each as its Go type, or unstructured
+// when it does not decode (docs/design.md, Undecodable WebApps). controller-runtime's cache reader
+// cannot return such a mix, so this reads the informers' indexers: NewInformer hands it the WebApp
+// informers as they are made, one for the cluster or one per watched namespace.
 //
 // What the reads return is the cache's own object: callers must not modify it.
 type WebApps struct {

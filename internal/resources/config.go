@@ -15,17 +15,8 @@ import (
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 )
 
-// Kubernetes does not restart pods when a ConfigMap or Secret they read changes
-// (kubernetes/kubernetes#22368): environment variables keep their old values, and only some volume
-// mounts follow. So the pod template carries a fingerprint of the data of every object its pods read
-// (ConfigRevision, in webappv1.ConfigRevisionAnnotation): a change of that data changes the template,
-// and the Deployment rolls exactly as it does for a new image.
-//
-// The fingerprint is of the data, not of the objects' resourceVersions or UIDs. A resourceVersion
-// also moves when only a label or an annotation changes, or when a GitOps tool re-creates an object
-// with the same content; pods would then roll for nothing. A data hash rolls them when, and only
-// when, what they read differs. The reconciler gathers the data (package controller); everything
-// here is pure.
+// The pod template carries a fingerprint of the data its pods read, so that a change of that data
+// rolls them (docs/design.md, The configuration fingerprint). Everything here is pure.
 
 // Kinds of object the pods read their configuration from.
 const (

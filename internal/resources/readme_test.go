@@ -13,11 +13,9 @@ import (
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 )
 
-// readmeGolden is the Deployment that the README's WebApp example rendered to before the pods became
-// restricted by default (issue 13) and got their optional fields (issue 14): those fields must not
-// change what the common case runs. A change of it is a decision: each running WebApp gets it only
-// with its next change (the upgrade policy, template.go). The last one: kubectl's default-container
-// annotation.
+// readmeGolden is the Deployment that the README's WebApp example renders to, less the security
+// defaults: optional fields must not change what the common case runs. A change of it is a decision:
+// each running WebApp gets it only with its next change (the upgrade policy, docs/design.md).
 const readmeGolden = "testdata/readme-deployment.json"
 
 // TestREADMEExampleRendersTheSameDeployment renders the README's first WebApp and compares it with
