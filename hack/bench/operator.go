@@ -78,8 +78,7 @@ func (o *operatorProc) scrape() (metricSet, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("metrics: %s", resp.Status)
 	}
-	s, err := parseMetrics(resp.Body)
-	return metricSet(s), err
+	return parseMetrics(resp.Body)
 }
 
 // saveHeap writes the operator's heap profile, taken right after a garbage collection, to path:
