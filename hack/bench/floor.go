@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
@@ -34,8 +33,14 @@ func (h *harness) floor(ctx context.Context, n int) (phase, error) {
 	ks := keys(n)
 	step("[floor] create %d WebApps and their children from the harness, with their status and event", n)
 	created := sync.Map{} // key -> *webappv1.WebApp, as its create returned it
-	available := make(chan *appsv1.Deployment, n)
-	stop, err := h.onAvailable(ctx, ks, available)
+	inf, err := h.cache.GetInformer(ctx, &appsv1.Deployment{})
+	if err != nil {
+		return phase{}, err
+	}
+	available := make(chan *appsv1.Deployment, n) // buffered for every key: onDone never blocks
+	deployments := newTracker(ks, deploymentAvailable)
+	deployments.onDone = func(o client.Object) { available <- o.(*appsv1.Deployment) }
+	stop, err := deployments.watch(inf)
 	if err != nil {
 		return phase{}, err
 	}
@@ -160,39 +165,4 @@ func (h *harness) cached(ctx context.Context, key client.ObjectKey, obj client.O
 			err := h.cache.Get(ctx, key, obj)
 			return err == nil, client.IgnoreNotFound(err)
 		})
-}
-
-// onAvailable sends each Deployment of ks to out once, when the harness's informer first sees it
-// Available.
-func (h *harness) onAvailable(ctx context.Context, ks []string, out chan<- *appsv1.Deployment) (func(), error) {
-	inf, err := h.cache.GetInformer(ctx, &appsv1.Deployment{})
-	if err != nil {
-		return nil, err
-	}
-	var mu sync.Mutex
-	pending := map[string]bool{}
-	for _, k := range ks {
-		pending[k] = true
-	}
-	observe := func(obj any) {
-		d, ok := obj.(*appsv1.Deployment)
-		if !ok || !deploymentAvailable(d) {
-			return
-		}
-		key := d.Namespace + "/" + d.Name
-		mu.Lock()
-		defer mu.Unlock()
-		if pending[key] {
-			delete(pending, key)
-			out <- d // buffered for every key: never blocks
-		}
-	}
-	reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    observe,
-		UpdateFunc: func(_, obj any) { observe(obj) },
-	})
-	if err != nil {
-		return nil, err
-	}
-	return func() { _ = inf.RemoveEventHandler(reg) }, nil
 }

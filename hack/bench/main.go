@@ -1,4 +1,4 @@
-// Command bench measures how the operator scales (issue 6). It starts a loopback cluster
+// Command bench measures how the operator scales. It starts a loopback cluster
 // (kube-apiserver and etcd through envtest, kube-controller-manager, kube-scheduler, and kwok playing
 // the kubelet of fake nodes, so Deployments really become Available), then for each row of the
 // matrix runs the operator binary as a separate process through four scenarios:

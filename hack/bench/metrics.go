@@ -1,138 +1,64 @@
 package main
 
 import (
-	"bufio"
-	"fmt"
 	"io"
 	"maps"
-	"strconv"
-	"strings"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
-// sample is one line of the Prometheus text exposition format.
-type sample struct {
-	Name   string
-	Labels map[string]string
-	Value  float64
-}
+// metricSet is a scrape of the operator's metrics endpoint, by metric name.
+type metricSet map[string]*dto.MetricFamily
 
 // parseMetrics reads the Prometheus text format that controller-runtime's metrics endpoint serves.
-// It skips comments and keeps every sample; timestamps, if any, are ignored.
-func parseMetrics(r io.Reader) ([]sample, error) {
-	var out []sample
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1024*1024), 1024*1024)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		s, err := parseSample(line)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", n, err)
-		}
-		out = append(out, s)
-	}
-	return out, sc.Err()
+func parseMetrics(r io.Reader) (metricSet, error) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	return p.TextToMetricFamilies(r)
 }
 
-func parseSample(line string) (sample, error) {
-	s := sample{Labels: map[string]string{}}
-	rest := line
-	if i := strings.IndexAny(line, "{ "); i < 0 {
-		return s, fmt.Errorf("no value in %q", line)
-	} else {
-		s.Name, rest = line[:i], line[i:]
+// value is a counter's, a gauge's or an untyped sample's value.
+func value(m *dto.Metric) float64 {
+	if m.Counter != nil {
+		return m.Counter.GetValue()
 	}
-	if strings.HasPrefix(rest, "{") {
-		var err error
-		if rest, err = parseLabels(rest[1:], s.Labels); err != nil {
-			return s, fmt.Errorf("%w in %q", err, line)
-		}
+	if m.Gauge != nil {
+		return m.Gauge.GetValue()
 	}
-	fields := strings.Fields(rest)
-	if len(fields) == 0 {
-		return s, fmt.Errorf("no value in %q", line)
-	}
-	v, err := strconv.ParseFloat(fields[0], 64)
-	if err != nil {
-		return s, fmt.Errorf("bad value in %q: %w", line, err)
-	}
-	s.Value = v
-	return s, nil
+	return m.GetUntyped().GetValue()
 }
 
-// parseLabels reads `k="v",k2="v2"}` into into and returns what follows the closing brace.
-func parseLabels(in string, into map[string]string) (string, error) {
-	for {
-		in = strings.TrimLeft(in, " ,")
-		if strings.HasPrefix(in, "}") {
-			return in[1:], nil
+// label is the value of m's label name, or "".
+func label(m *dto.Metric, name string) string {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
 		}
-		eq := strings.Index(in, "=")
-		if eq < 0 || len(in) < eq+2 || in[eq+1] != '"' {
-			return "", fmt.Errorf("bad label")
-		}
-		key := strings.TrimSpace(in[:eq])
-		in = in[eq+2:]
-		var val strings.Builder
-		closed := false
-		for i := 0; i < len(in); i++ {
-			c := in[i]
-			if c == '\\' && i+1 < len(in) {
-				i++
-				switch in[i] {
-				case 'n':
-					val.WriteByte('\n')
-				default:
-					val.WriteByte(in[i])
-				}
-				continue
-			}
-			if c == '"' {
-				in, closed = in[i+1:], true
-				break
-			}
-			val.WriteByte(c)
-		}
-		if !closed {
-			return "", fmt.Errorf("unterminated label value")
-		}
-		into[key] = val.String()
 	}
+	return ""
 }
-
-// metricSet is a scrape of the operator's metrics endpoint.
-type metricSet []sample
 
 // sum adds every sample of name whose labels include match.
 func (m metricSet) sum(name string, match map[string]string) float64 {
 	var total float64
-	for _, s := range m {
-		if s.Name != name {
-			continue
-		}
+	for _, s := range m[name].GetMetric() {
 		ok := true
 		for k, v := range match {
-			if s.Labels[k] != v {
-				ok = false
-				break
-			}
+			ok = ok && label(s, k) == v
 		}
 		if ok {
-			total += s.Value
+			total += value(s)
 		}
 	}
 	return total
 }
 
 // sumBy adds the samples of name per value of label.
-func (m metricSet) sumBy(name, label string) map[string]float64 {
+func (m metricSet) sumBy(name, byLabel string) map[string]float64 {
 	out := map[string]float64{}
-	for _, s := range m {
-		if s.Name == name {
-			out[s.Labels[label]] += s.Value
-		}
+	for _, s := range m[name].GetMetric() {
+		out[label(s, byLabel)] += value(s)
 	}
 	return out
 }

@@ -18,10 +18,9 @@ import (
 // operatorProc is the manager binary running as its own process, so that its memory and CPU are
 // its own and its client metrics count only its requests.
 type operatorProc struct {
-	*framework.Process
-	metricsURL string
-	pprofURL   string
-	started    time.Time
+	*framework.OperatorProcess
+	pprofURL string
+	started  time.Time
 }
 
 // controllerName is the WebApp controller's name in the operator's metrics.
@@ -32,37 +31,27 @@ type operatorSettings struct {
 	MemoryLimit             uint64 // bytes, passed as the Deployment passes it
 }
 
-func startOperator(ctx context.Context, bin, kubeconfig, logPath string, s operatorSettings) (*operatorProc, error) {
-	metricsPort, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	probePort, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	pprofPort, err := freePort()
+// startOperator runs the operator, logging to dir/name.log, and waits until it is ready.
+func startOperator(ctx context.Context, bin, kubeconfig, dir, name string, s operatorSettings) (*operatorProc, error) {
+	pprofPort, err := framework.FreePort()
 	if err != nil {
 		return nil, err
 	}
 	started := time.Now()
 	// GOMEMLIMIT is cleared so that the operator derives it from MEMORY_LIMIT, as in its container.
-	env := []string{"KUBECONFIG=" + kubeconfig, "GOMEMLIMIT=", "MEMORY_LIMIT=" + strconv.FormatUint(s.MemoryLimit, 10)}
-	ch, err := framework.StartProcess("operator", logPath, env, bin,
-		"--metrics-bind-address=127.0.0.1:"+strconv.Itoa(metricsPort), "--metrics-secure=false",
-		"--health-probe-bind-address=127.0.0.1:"+strconv.Itoa(probePort),
+	env := []string{"GOMEMLIMIT=", "MEMORY_LIMIT=" + strconv.FormatUint(s.MemoryLimit, 10)}
+	p, err := framework.StartOperator(bin, kubeconfig, dir, name, env,
 		"--pprof-bind-address=127.0.0.1:"+strconv.Itoa(pprofPort),
 		"--max-concurrent-reconciles="+strconv.Itoa(s.Concurrency),
 		"--kube-api-qps="+strconv.Itoa(s.QPS), "--kube-api-burst="+strconv.Itoa(s.Burst))
 	if err != nil {
 		return nil, err
 	}
-	op := &operatorProc{Process: ch, started: started,
-		metricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort),
-		pprofURL:   fmt.Sprintf("http://127.0.0.1:%d/debug/pprof", pprofPort)}
-	readyz := fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort)
+	op := &operatorProc{OperatorProcess: p, started: started,
+		pprofURL: fmt.Sprintf("http://127.0.0.1:%d/debug/pprof", pprofPort)}
+	readyz := fmt.Sprintf("http://127.0.0.1:%d/readyz", p.ProbePort)
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		if gone, err := ch.Exited(); gone {
+		if gone, err := p.Exited(); gone {
 			return false, err
 		}
 		resp, err := http.Get(readyz)
@@ -73,7 +62,7 @@ func startOperator(ctx context.Context, bin, kubeconfig, logPath string, s opera
 		return resp.StatusCode == http.StatusOK, nil
 	})
 	if err != nil {
-		ch.Stop()
+		p.Stop()
 		return nil, fmt.Errorf("waiting for the operator to be ready: %w", err)
 	}
 	return op, nil
@@ -81,7 +70,7 @@ func startOperator(ctx context.Context, bin, kubeconfig, logPath string, s opera
 
 // scrape reads the operator's metrics.
 func (o *operatorProc) scrape() (metricSet, error) {
-	resp, err := http.Get(o.metricsURL)
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", o.MetricsPort))
 	if err != nil {
 		return nil, err
 	}
@@ -89,8 +78,7 @@ func (o *operatorProc) scrape() (metricSet, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("metrics: %s", resp.Status)
 	}
-	s, err := parseMetrics(resp.Body)
-	return metricSet(s), err
+	return parseMetrics(resp.Body)
 }
 
 // saveHeap writes the operator's heap profile, taken right after a garbage collection, to path:
@@ -185,9 +173,8 @@ func zeroSnapshot(at time.Time) snapshot {
 	return snapshot{at: at, requests: map[string]float64{}}
 }
 
-func operatorLog(dir string, run string, n int) string {
-	return filepath.Join(dir, fmt.Sprintf("operator-%s-%d.log", run, n))
-}
+// operatorName names the nth operator process of a run, and its log, operatorName.log.
+func operatorName(run string, n int) string { return fmt.Sprintf("operator-%s-%d", run, n) }
 
 // heapProfile is where a run's heap profile after a scenario is kept.
 func heapProfile(dir string, run string, scenario string) string {

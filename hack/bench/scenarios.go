@@ -121,7 +121,7 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 	}()
 	settings := operatorSettings{Concurrency: spec.Concurrency, QPS: spec.QPS, Burst: spec.Burst,
 		MemoryLimit: h.opts.MemoryLimit}
-	op, err := startOperator(ctx, h.opts.Manager, h.cluster.Kubeconfig, operatorLog(h.opts.StateDir, tag, 1), settings)
+	op, err := startOperator(ctx, h.opts.Manager, h.cluster.Kubeconfig, h.opts.StateDir, operatorName(tag, 1), settings)
 	if err != nil {
 		res.Err = err
 		return res
@@ -180,7 +180,8 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 	// 2b. forced resync: a restarted operator reconciles every WebApp from scratch.
 	step("[%s]    forced resync: restarting the operator", tag)
 	op.Stop()
-	op, err = startOperator(ctx, h.opts.Manager, h.cluster.Kubeconfig, operatorLog(h.opts.StateDir, tag, 2), settings)
+	op, err = startOperator(ctx, h.opts.Manager, h.cluster.Kubeconfig, h.opts.StateDir, operatorName(tag, 2),
+		settings)
 	if err != nil {
 		return fail("resync", err)
 	}

@@ -15,8 +15,10 @@ import (
 // harness's informer first saw it satisfy pred. Watching (not polling) keeps the harness's own
 // load on the API server small and the timestamps sharp.
 type tracker struct {
-	mu          sync.Mutex
-	pred        func(client.Object) bool
+	mu   sync.Mutex
+	pred func(client.Object) bool
+	// onDone, if set, is called with each object when it first satisfies pred, under the lock.
+	onDone      func(client.Object)
 	start, done map[string]time.Time
 	all         chan struct{}
 }
@@ -51,6 +53,9 @@ func (t *tracker) observe(obj any) {
 		return
 	}
 	t.done[key] = time.Now()
+	if t.onDone != nil {
+		t.onDone(o)
+	}
 	if len(t.done) == len(t.start) {
 		close(t.all)
 	}

@@ -23,7 +23,7 @@ bench: ## Scale benchmark: builds the control plane, kwok and the manager if nee
 	go build -o bin/manager cmd/main.go
 	go build -o bin/bench ./hack/bench
 	bin/bench -n $(BENCH_N) -concurrency $(BENCH_CONCURRENCY) -qps $(BENCH_QPS) -unrelated $(BENCH_UNRELATED) \
-		-features $(BENCH_FEATURES) -replicas $(BENCH_REPLICAS) -gateway-crds "$$(hack/install-gateway-api-crds.sh)" \
+		-features $(BENCH_FEATURES) -replicas $(BENCH_REPLICAS) -gateway-crds "$$(hack/install-crds.sh gateway-api)" \
 		-steady $(BENCH_STEADY) -assets $(ENVTEST_DIR)/k8s/$(ENVTEST_K8S_VERSION)-$$(go env GOOS)-$$(go env GOARCH) \
 		-kwok $(CACHE_DIR)/kwok/$(KWOK_VERSION)/kwok -k8s-version $(K8S_VERSION) -etcd-version $(ETCD_VERSION) \
 		-kwok-version $(KWOK_VERSION) -commit "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" $(BENCH_ARGS)

@@ -49,11 +49,11 @@ envtest-assets: setup-envtest ## Build the envtest control plane (kube-apiserver
 
 .PHONY: gateway-api-crds
 gateway-api-crds: ## Fetch the Gateway API CRDs (GATEWAY_API_VERSION) from the Go module proxy (cached) and print their folder.
-	@hack/install-gateway-api-crds.sh
+	@hack/install-crds.sh gateway-api
 
 .PHONY: prometheus-operator-crds
 prometheus-operator-crds: ## Fetch the Prometheus Operator's ServiceMonitor CRD (PROMETHEUS_OPERATOR_VERSION) from the Go module proxy (cached) and print its folder.
-	@hack/install-prometheus-operator-crds.sh
+	@hack/install-crds.sh prometheus-operator
 
 $(KUSTOMIZE): $(TOOLS_MOD) | $(LOCALBIN)
 	$(call build-tool,$@,sigs.k8s.io/kustomize/kustomize/v5)

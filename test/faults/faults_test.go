@@ -102,7 +102,7 @@ var _ = Describe("Faults", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		kubeconfig := filepath.Join(dir, "kubeconfig-via-proxy")
 		Expect(framework.KubeconfigVia(cp.Kubeconfig, proxy.Addr(), kubeconfig)).To(Succeed())
-		faulty, err = framework.StartOperator(manager, kubeconfig, dir, "operator",
+		faulty, err = framework.StartOperator(manager, kubeconfig, dir, "operator", nil,
 			"--leader-elect", "--leader-elect-namespace=kube-system")
 		Expect(err).NotTo(HaveOccurred())
 		Eventually(func(g Gomega) {

@@ -27,9 +27,9 @@ type OperatorProcess struct {
 	MetricsPort, ProbePort int
 }
 
-// StartOperator runs bin against the cluster of kubeconfig, logging to dir/name.log, with args added
-// to the metrics and probe flags.
-func StartOperator(bin, kubeconfig, dir, name string, args ...string) (*OperatorProcess, error) {
+// StartOperator runs bin against the cluster of kubeconfig, logging to dir/name.log, with env added to
+// its environment and args to the metrics and probe flags.
+func StartOperator(bin, kubeconfig, dir, name string, env []string, args ...string) (*OperatorProcess, error) {
 	metrics, err := FreePort()
 	if err != nil {
 		return nil, err
@@ -42,7 +42,8 @@ func StartOperator(bin, kubeconfig, dir, name string, args ...string) (*Operator
 		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metrics), "--metrics-secure=false",
 		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(probes),
 	}, args...)
-	p, err := StartProcess(name, filepath.Join(dir, name+".log"), []string{"KUBECONFIG=" + kubeconfig}, bin, args...)
+	env = append([]string{"KUBECONFIG=" + kubeconfig}, env...)
+	p, err := StartProcess(name, filepath.Join(dir, name+".log"), env, bin, args...)
 	if err != nil {
 		return nil, err
 	}

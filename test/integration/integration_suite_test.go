@@ -56,7 +56,7 @@ var _ = BeforeSuite(func() {
 	cp, k8s, manager = framework.StartIntegrationCluster(dir, nil)
 	kubeconfig := asOperatorServiceAccount(dir)
 	var err error
-	theOperator, err = framework.StartOperator(manager, kubeconfig, dir, "operator",
+	theOperator, err = framework.StartOperator(manager, kubeconfig, dir, "operator", nil,
 		"--leader-elect", "--leader-elect-namespace="+operatorNamespace)
 	Expect(err).NotTo(HaveOccurred())
 })
