@@ -73,6 +73,8 @@ type WebAppReconciler struct {
 	// Metrics, when set, hears of every pass that wrote a status (package metrics): what the
 	// cache alone cannot tell, when a pass last succeeded and how long a rollout took.
 	Metrics PassObserver
+	// Config says how the Secrets the pods read are fingerprinted (config.go).
+	Config ConfigOptions
 
 	// digests are those of the ConfigMaps and Secrets the WebApps reference (config.go).
 	digests configDigests
@@ -188,7 +190,7 @@ func (r *WebAppReconciler) terminalRecheck() time.Duration {
 // too, so that controller-runtime retries them with exponential backoff. A child is not applied
 // while one before it is blocked: no half-made WebApp.
 func (r *WebAppReconciler) converge(ctx context.Context, app *webappv1.WebApp) (status.Observation, []string, error) {
-	obs := status.Observation{Selector: resources.Selector(app), URL: resources.URL(app)}
+	obs := status.Observation{Selector: resources.Selector(app), URL: resources.URL(app), SecretRolloutsOff: r.secretRolloutsOff(app)}
 	var written []string
 	// Before any child: a pod template that reads a missing object would give pods that cannot start,
 	// so nothing is applied, and the pods that run keep running (status still reports them).
