@@ -140,7 +140,7 @@ func (r *WebAppReconciler) configRevision(ctx context.Context, app *webappv1.Web
 	if readsSecret && r.Config.Secrets != SecretRolloutsOn {
 		if r.Config.Secrets == SecretRolloutsForbidden && roll {
 			return "", status.NewProblem(status.ReasonConfigWatchForbidden, "the pods read a Secret, and the operator "+
-				"was started to roll them on Secret changes but may not list and watch Secrets (%s); the operator "+
+				"was started to roll them on Secret changes but may not get, list and watch Secrets (%s); the operator "+
 				"applies nothing (running pods keep running) until it is granted that and restarted, or is "+
 				"restarted with Secret rollouts off", r.Config.Forbidden)
 		}
