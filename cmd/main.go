@@ -47,7 +47,7 @@ func main() {
 		metricsAddr, probeAddr, leaderNS   string
 		pprofAddr                          string
 		secureMetrics, enableHTTP2, leader bool
-		serviceMonitor                     bool
+		serviceMonitor, secretRollouts     bool
 		maxConcurrent                      int
 		qps                                float64
 		burst                              int
@@ -81,6 +81,12 @@ func main() {
 			"metrics Service ("+operator.DefaultMetricsService+", in the operator's namespace).")
 	flag.DurationVar(&cacheFailureTolerance, "cache-failure-tolerance", operator.DefaultCacheFailureTolerance,
 		"How long an informer may keep failing to list or watch before the liveness probe fails.")
+	// An env var too, so that OLM's Subscription config (spec.config.env) can set it.
+	secretEnv, _ := strconv.ParseBool(os.Getenv("SECRET_ROLLOUTS"))
+	flag.BoolVar(&secretRollouts, "secret-rollouts", secretEnv,
+		"Roll a WebApp's pods when a Secret they read changes, as for ConfigMaps (default: $SECRET_ROLLOUTS, else "+
+			"false). It needs get, list and watch on Secrets where the operator watches, and a key Secret in its "+
+			"own namespace (docs/security.md).")
 	zapOpts := zap.Options{Development: false}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -116,13 +122,15 @@ func main() {
 		RenewDeadline:           renew,
 		RetryPeriod:             retry,
 		MetricsService:          metricsService(serviceMonitor),
+		SecretRollouts:          secretRollouts,
+		ConfigKeySecret:         types.NamespacedName{Namespace: ownNamespace(leaderNS), Name: operator.ConfigKeySecret},
 	})
 	if err != nil {
 		log.Error(err, "unable to set up the manager")
 		os.Exit(1)
 	}
 	log.Info("starting manager", "version", version, "namespaces", namespaces,
-		"maxConcurrentReconciles", maxConcurrent, "qps", qps, "burst", burst)
+		"maxConcurrentReconciles", maxConcurrent, "qps", qps, "burst", burst, "secretRollouts", secretRollouts)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "manager stopped with an error")
 		os.Exit(1)
@@ -150,9 +158,19 @@ func setMemoryLimit() int64 {
 // metricsService is the operator's metrics Service in its own namespace (its ServiceAccount's, where
 // it runs as a pod), or nothing when the ServiceMonitor is off or the namespace is unknown.
 func metricsService(on bool) types.NamespacedName {
-	ns, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
-	if !on || err != nil {
+	ns := ownNamespace("")
+	if !on || ns == "" {
 		return types.NamespacedName{}
 	}
-	return types.NamespacedName{Namespace: strings.TrimSpace(string(ns)), Name: operator.DefaultMetricsService}
+	return types.NamespacedName{Namespace: ns, Name: operator.DefaultMetricsService}
+}
+
+// ownNamespace is the operator's namespace: its ServiceAccount's where it runs as a pod, else
+// otherwise (the leader election's, out of a cluster).
+func ownNamespace(otherwise string) string {
+	ns, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+	if err != nil {
+		return otherwise
+	}
+	return strings.TrimSpace(string(ns))
 }

@@ -311,9 +311,9 @@ type WebAppSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Metrics"
 	Metrics *Metrics `json:"metrics,omitempty"`
-	// RolloutOnConfigChange rolls the pods, as an image change does, when the data of a ConfigMap or
-	// Secret they read (env, envFrom, volumes, of every container) changes: Kubernetes itself does not
-	// restart them. Set it to false for apps that reload their configuration on their own; the
+	// RolloutOnConfigChange rolls the pods, as an image change does, when the data of a ConfigMap they
+	// read (env, envFrom, volumes, of every container) changes, and of a Secret when the operator runs
+	// with Secret rollouts on (off by default): Kubernetes itself does not restart them. Set it to false for apps that reload their configuration on their own; the
 	// operator then still reports a reference to an object that does not exist (ConfigMissing).
 	// +optional
 	// +kubebuilder:default=true

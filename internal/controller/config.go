@@ -3,9 +3,11 @@ package controller
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,16 +39,49 @@ import (
 // write; after a restart each referenced object is read once. A reference to an object the cache does
 // not hold is reported (ConfigMissing) unless it is optional; the watch sees the object appear.
 
-// Reading ConfigMaps and Secrets: get for the one object whose data changed, list and watch for the
-// metadata-only cache. Never written.
-// +kubebuilder:rbac:groups="",resources=configmaps;secrets,verbs=get;list;watch
+//
+// Secrets are read only when the operator is told to (ConfigOptions.Secrets): the same access to
+// Secrets is then granted by a role shipped apart (config/rbac/secret_rollouts_role.yaml), and
+// docs/security.md says why it is off by default.
 
-// ConfigMetadata returns an empty metadata-only ConfigMap and Secret, the form in which the operator
-// caches and watches them (and the only one: a typed read through the manager's client would start a
-// cache of whole objects).
-func ConfigMetadata() []*metav1.PartialObjectMetadata {
-	out := make([]*metav1.PartialObjectMetadata, 0, 2)
-	for _, kind := range []string{resources.KindConfigMap, resources.KindSecret} {
+// Reading ConfigMaps: get for the one object whose data changed, list and watch for the metadata-only
+// cache. Never written.
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
+
+// SecretRollouts is what the operator does with the Secrets the pods read.
+type SecretRollouts int
+
+const (
+	// SecretRolloutsOff: Secrets are neither watched nor read; a change of one rolls nothing, and a
+	// WebApp that reads one says so in its Ready message.
+	SecretRolloutsOff SecretRollouts = iota
+	// SecretRolloutsOn: Secrets are watched and fingerprinted like ConfigMaps, under ConfigOptions.Key.
+	SecretRolloutsOn
+	// SecretRolloutsForbidden: asked for, but the operator may not list and watch Secrets; a WebApp
+	// that reads one reports ConfigWatchForbidden, and the others go on.
+	SecretRolloutsForbidden
+)
+
+// ConfigOptions say how the operator fingerprints the Secrets the pods read.
+type ConfigOptions struct {
+	Secrets SecretRollouts
+	// Key keys the revision of pods that read a Secret (resources.ConfigRevision): one per
+	// installation, kept in a Secret only the operator reads (operator.configKey).
+	Key []byte
+	// Forbidden says, with SecretRolloutsForbidden, what the operator was refused.
+	Forbidden string
+}
+
+// ConfigMetadata returns an empty metadata-only ConfigMap, and Secret when secrets, the form in which
+// the operator caches and watches them (and the only one: a typed read through the manager's client
+// would start a cache of whole objects).
+func ConfigMetadata(secrets bool) []*metav1.PartialObjectMetadata {
+	kinds := []string{resources.KindConfigMap}
+	if secrets {
+		kinds = append(kinds, resources.KindSecret)
+	}
+	out := make([]*metav1.PartialObjectMetadata, 0, len(kinds))
+	for _, kind := range kinds {
 		m := &metav1.PartialObjectMetadata{}
 		m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind(kind))
 		out = append(out, m)
@@ -96,10 +131,21 @@ func (r *WebAppReconciler) configToWebApps(kind string) func(context.Context, cl
 
 // configRevision returns the fingerprint of the configuration app's pods read (resources.ConfigRevision),
 // "" when they read none or app does not roll on config changes, or a ConfigMissing problem that
-// names every required reference to an object that does not exist.
-func (r *WebAppReconciler) configRevision(ctx context.Context, app *webappv1.WebApp) (string, error) {
+// names every required reference to an object that does not exist. Secrets count only when the
+// operator watches them (ConfigOptions). live is app's Deployment, nil when there is none.
+func (r *WebAppReconciler) configRevision(ctx context.Context, app *webappv1.WebApp, live *appsv1.Deployment) (string, error) {
 	refs := resources.ConfigRefs(app)
 	roll := resources.RollsOnConfigChange(app)
+	readsSecret := slices.ContainsFunc(refs, isSecret)
+	if readsSecret && r.Config.Secrets != SecretRolloutsOn {
+		if r.Config.Secrets == SecretRolloutsForbidden && roll {
+			return "", status.NewProblem(status.ReasonConfigWatchForbidden, "the pods read a Secret, and the operator "+
+				"was started to roll them on Secret changes but may not get, list and watch Secrets (%s); the operator "+
+				"applies nothing (running pods keep running) until it is granted that and restarted, or is "+
+				"restarted with Secret rollouts off", r.Config.Forbidden)
+		}
+		refs = slices.DeleteFunc(refs, isSecret)
+	}
 	digests := make(map[resources.ConfigKey]string, len(refs))
 	var missing []string
 	for _, ref := range refs {
@@ -120,8 +166,27 @@ func (r *WebAppReconciler) configRevision(ctx context.Context, app *webappv1.Web
 	if !roll {
 		return "", nil
 	}
-	return resources.ConfigRevision(refs, digests), nil
+	rev := resources.ConfigRevision(refs, digests, r.Config.Key)
+	if !readsSecret || r.Config.Key == nil {
+		return rev, nil
+	}
+	// The unkeyed revision an earlier version published stays while it is still that of the data:
+	// the keyed one would roll the pods for nothing. The next change of the data brings the keyed one.
+	if legacy := resources.ConfigRevision(refs, digests, nil); live != nil &&
+		live.Spec.Template.Annotations[webappv1.ConfigRevisionAnnotation] == legacy {
+		return legacy, nil
+	}
+	return rev, nil
 }
+
+// secretRolloutsOff reports whether app's pods would roll on a change of a Secret they read, but the
+// operator does not watch Secrets.
+func (r *WebAppReconciler) secretRolloutsOff(app *webappv1.WebApp) bool {
+	return r.Config.Secrets == SecretRolloutsOff && resources.RollsOnConfigChange(app) &&
+		slices.ContainsFunc(resources.ConfigRefs(app), isSecret)
+}
+
+func isSecret(r resources.ConfigRef) bool { return r.Kind == resources.KindSecret }
 
 // configDigest reports whether the object exists and, when withDigest, the digest of its data: the
 // one computed for its UID and resourceVersion if there is one, else that of the object read now.
@@ -166,7 +231,7 @@ func (r *WebAppReconciler) configDigest(ctx context.Context, namespace string, r
 	}
 	// The version read may be newer than the cache's: keep the digest for it; the cache catches up.
 	d := digest()
-	r.digests.put(id, configDigest{uid: read.GetUID(), resourceVersion: read.GetResourceVersion(), digest: d})
+	r.digests.put(id, digestAt{uid: read.GetUID(), resourceVersion: read.GetResourceVersion(), digest: d})
 	return d, true, nil
 }
 
@@ -176,8 +241,8 @@ type configObject struct {
 	resources.ConfigKey
 }
 
-// configDigest is the digest of an object's data at one UID and resourceVersion.
-type configDigest struct {
+// digestAt is the digest of an object's data at one UID and resourceVersion.
+type digestAt struct {
 	uid             types.UID
 	resourceVersion string
 	digest          string
@@ -188,7 +253,7 @@ type configDigest struct {
 // WebApp that reads it.
 type configDigests struct {
 	mu sync.Mutex
-	m  map[configObject]configDigest
+	m  map[configObject]digestAt
 }
 
 func (c *configDigests) get(id configObject, uid types.UID, resourceVersion string) (string, bool) {
@@ -201,11 +266,11 @@ func (c *configDigests) get(id configObject, uid types.UID, resourceVersion stri
 	return d.digest, true
 }
 
-func (c *configDigests) put(id configObject, d configDigest) {
+func (c *configDigests) put(id configObject, d digestAt) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		c.m = map[configObject]configDigest{}
+		c.m = map[configObject]digestAt{}
 	}
 	c.m[id] = d
 }

@@ -5,10 +5,14 @@ import (
 	"slices"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
@@ -80,4 +84,65 @@ func TestConfigToWebApps(t *testing.T) {
 			t.Errorf("%s %s/%s maps to %v, want %v", tc.kind, tc.ns, tc.name, got, tc.want)
 		}
 	}
+}
+
+// TestLegacyRevisionStaysUntilTheDataChanges: the unkeyed revision an earlier operator published for
+// pods that read a Secret stays while it is that of the data (no roll on upgrade); a change of the
+// data brings the keyed one, which then stays.
+func TestLegacyRevisionStaysUntilTheDataChanges(t *testing.T) {
+	ctx := context.Background()
+	app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "shop", UID: "app-uid"},
+		Spec: webappv1.WebAppSpec{Image: "img", Env: []webappv1.EnvVar{{Name: "PW", ValueFrom: &webappv1.EnvVarSource{
+			SecretKeyRef: &webappv1.KeySelector{Name: "token", Key: "pw"}}}}}}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "token"}, Data: map[string][]byte{"pw": []byte("1234")}}
+	refs := resources.ConfigRefs(app)
+	revision := func(data string, key []byte) string {
+		d := resources.ConfigDigest(nil, map[string][]byte{"pw": []byte(data)})
+		return resources.ConfigRevision(refs, map[resources.ConfigKey]string{refs[0].ConfigKey: d}, key)
+	}
+	key := []byte("installation key")
+	deployment := func(published string) *appsv1.Deployment {
+		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "shop"}}
+		d.Spec.Template.Annotations = map[string]string{webappv1.ConfigRevisionAnnotation: published}
+		if err := controllerutil.SetControllerReference(app, d, testScheme(t)); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	for _, tc := range []struct {
+		name, published, data, want string
+	}{
+		{"an earlier operator's revision, the data unchanged", revision("1234", nil), "1234", revision("1234", nil)},
+		{"an earlier operator's revision, the data changed since", revision("1234", nil), "5678", revision("5678", key)},
+		{"the keyed revision, the data unchanged", revision("5678", key), "5678", revision("5678", key)},
+		{"the keyed revision, the data back to the old value", revision("5678", key), "1234", revision("1234", key)},
+		{"no Deployment yet", "", "1234", revision("1234", key)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := secret.DeepCopy()
+			s.Data["pw"] = []byte(tc.data)
+			var live *appsv1.Deployment
+			if tc.published != "" {
+				live = deployment(tc.published)
+			}
+			c := fake.NewClientBuilder().WithScheme(testScheme(t)).WithObjects(s).Build()
+			r := &WebAppReconciler{Client: c, APIReader: c, Config: ConfigOptions{Secrets: SecretRolloutsOn, Key: key}}
+			got, err := r.configRevision(ctx, app, live)
+			if err != nil || got != tc.want {
+				t.Errorf("revision %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func testScheme(t *testing.T) *runtime.Scheme {
+	t.Helper()
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := webappv1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/resources"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
@@ -65,6 +66,28 @@ func configWebApp(ns, name string) *webappv1.WebApp {
 	return app
 }
 
+// unkeyedRevision is what anyone who knew the data of what app's pods read could compute: the
+// revision without the operator's key.
+func unkeyedRevision(ns, name string) string {
+	GinkgoHelper()
+	app := &webappv1.WebApp{}
+	Expect(k8sClient.Get(ctx, key(ns, name), app)).To(Succeed())
+	refs := resources.ConfigRefs(app)
+	digests := map[resources.ConfigKey]string{}
+	for _, r := range refs {
+		if r.Kind == resources.KindSecret {
+			s := &corev1.Secret{}
+			Expect(k8sClient.Get(ctx, key(ns, r.Name), s)).To(Succeed())
+			digests[r.ConfigKey] = resources.ConfigDigest(nil, s.Data)
+			continue
+		}
+		cm := &corev1.ConfigMap{}
+		Expect(k8sClient.Get(ctx, key(ns, r.Name), cm)).To(Succeed())
+		digests[r.ConfigKey] = resources.ConfigDigest(cm.Data, cm.BinaryData)
+	}
+	return resources.ConfigRevision(refs, digests, nil)
+}
+
 var _ = Describe("Config rollouts", func() {
 	var ns string
 	BeforeEach(func() {
@@ -97,9 +120,10 @@ var _ = Describe("Config rollouts", func() {
 		rolledOnce("shop", rev, getDeployment(ns, "shop")(Default).Generation)
 	})
 
-	It("rolls the Deployment when the data of a Secret its pods read changes", func() {
+	It("rolls the Deployment once when the data of a Secret its pods read changes, and publishes no digest of it", func() {
 		createReady(configWebApp(ns, "shop"))
 		rev := templateRevision(ns, "shop")(Default)
+		Expect(rev).NotTo(Equal(unkeyedRevision(ns, "shop")), "the revision must not be computable from the data alone")
 		generation := getDeployment(ns, "shop")(Default).Generation
 
 		Eventually(func(g Gomega) {
@@ -108,7 +132,11 @@ var _ = Describe("Config rollouts", func() {
 			s.Data["token"] = []byte("rotated")
 			g.Expect(k8sClient.Update(ctx, s)).To(Succeed())
 		}, timeout, interval).Should(Succeed())
-		rolledOnce("shop", rev, generation)
+		after := rolledOnce("shop", rev, generation)
+		Expect(after).NotTo(Equal(unkeyedRevision(ns, "shop")))
+		generation = getDeployment(ns, "shop")(Default).Generation
+		Consistently(func() int64 { return getDeployment(ns, "shop")(Default).Generation }, 3*time.Second, 200*time.Millisecond).
+			Should(Equal(generation), "one roll per change")
 	})
 
 	It("does not roll on a re-apply of the same data, a label change or an operator restart, and reads only what changed", func() {

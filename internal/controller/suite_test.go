@@ -14,6 +14,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -104,6 +105,9 @@ func startManager() {
 		SkipControllerNameValidation: true,
 		// absent until selfmonitor_test.go creates it
 		MetricsService: types.NamespacedName{Namespace: operatorNamespace, Name: operator.DefaultMetricsService},
+		// the suite runs as an administrator: the config specs read Secrets
+		SecretRollouts:  true,
+		ConfigKeySecret: types.NamespacedName{Namespace: metav1.NamespaceDefault, Name: operator.ConfigKeySecret},
 	})
 	Expect(err).NotTo(HaveOccurred())
 	mgrCtx, cancel := context.WithCancel(ctx)

@@ -70,6 +70,8 @@ type WebAppReconciler struct {
 	// Metrics, when set, hears of every pass that wrote a status (package metrics): what the
 	// cache alone cannot tell, when a pass last succeeded and how long a rollout took.
 	Metrics PassObserver
+	// Config says how the Secrets the pods read are fingerprinted (config.go).
+	Config ConfigOptions
 
 	// digests are those of the ConfigMaps and Secrets the WebApps reference (config.go).
 	digests configDigests
@@ -155,7 +157,7 @@ func (r *WebAppReconciler) observe(ctx context.Context, p *pass) error {
 		return err
 	}
 	var err error
-	if p.configRevision, err = r.configRevision(ctx, p.app); err != nil {
+	if p.configRevision, err = r.configRevision(ctx, p.app, p.deployment); err != nil {
 		p.workload = p.deployment // status still reports the pods that run
 		return err
 	}
@@ -254,6 +256,7 @@ func (r *WebAppReconciler) act(ctx context.Context, p *pass) error {
 func (r *WebAppReconciler) report(ctx context.Context, p *pass, err error) (ctrl.Result, error) {
 	app := p.app
 	obs := p.observation(err)
+	obs.SecretRolloutsOff = r.secretRolloutsOff(app)
 	if problem := (*status.Problem)(nil); errors.As(err, &problem) {
 		err = nil // reported in the status; nextRequeue says when to look again
 	}

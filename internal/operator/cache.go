@@ -20,22 +20,22 @@ type watched struct {
 	cache cache.ByObject
 }
 
-// watchedKinds are the WebApps, their pods, the ConfigMaps and Secrets the pods read, and each kind of
+// watchedKinds are the WebApps, their pods, the ConfigMaps and (when secrets) Secrets the pods read, and each kind of
 // child the cluster serves (a kind it does not serve, by Child.Kind in unserved, is left out: its
 // informer would fail to list forever).
 //
 // The cache keeps only the children and pods that carry our labels, so the operator's memory does not
 // grow with unrelated workloads. Pods and WebApps are kept with the fields the operator reads alone;
 // the children keep the operator's own managed fields, which the no-op check reads, and no one else's.
-func watchedKinds(unserved map[string]bool) []watched {
+func watchedKinds(unserved map[string]bool, secrets bool) []watched {
 	kinds := []watched{
 		{controller.Watched{Object: controller.NewWebAppObject(), How: controller.WatchWebApp},
 			cache.ByObject{Transform: trimWebApp}},
 		{controller.Watched{Object: &corev1.Pod{}, How: controller.WatchPods},
 			cache.ByObject{Label: controller.PodCacheSelector(), Transform: trimPod}},
 	}
-	// every ConfigMap and Secret of the namespaces, as its identity alone (controller/config.go)
-	for _, m := range controller.ConfigMetadata() {
+	// every ConfigMap (and Secret, when secrets) of the namespaces, as its identity alone (controller/config.go)
+	for _, m := range controller.ConfigMetadata(secrets) {
 		kinds = append(kinds, watched{controller.Watched{Object: m, How: controller.WatchConfig},
 			cache.ByObject{Transform: trimToIdentity}})
 	}

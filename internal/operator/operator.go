@@ -60,6 +60,12 @@ type Options struct {
 	// MetricsService, when set, is the operator's metrics Service: where the Prometheus Operator's
 	// ServiceMonitor CRD is served, the operator applies a ServiceMonitor for it (selfmonitor.go).
 	MetricsService types.NamespacedName
+	// SecretRollouts: watch and fingerprint the Secrets the pods read, so that a change of one rolls
+	// them, as for ConfigMaps (secrets.go). It needs Secret permissions the default install does not grant.
+	SecretRollouts bool
+	// ConfigKeySecret is the Secret that holds the key of those fingerprints (ConfigKeySecret in the
+	// operator's namespace); read only with SecretRollouts.
+	ConfigKeySecret types.NamespacedName
 }
 
 // LeaderElectionID is the name of the Lease the replicas compete for.
@@ -94,7 +100,12 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	kinds := watchedKinds(unserved)
+	secrets, err := secretRollouts(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	logSecretRollouts(secrets)
+	kinds := watchedKinds(unserved, secrets.Secrets == controller.SecretRolloutsOn)
 	cacheOpts := cacheOptions(opts.Namespaces, kinds)
 	cacheOpts.DefaultWatchErrorHandler = health.watchError
 	webApps := &controller.WebApps{}
@@ -136,6 +147,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 		Metrics:                 collector,
 		Unserved:                unserved,
+		Config:                  secrets,
 	}
 	watches := make([]controller.Watched, 0, len(kinds))
 	informers := make([]client.Object, 0, len(kinds))
@@ -161,6 +173,20 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		return nil, err
 	}
 	return mgr, nil
+}
+
+func logSecretRollouts(c controller.ConfigOptions) {
+	log := ctrl.Log.WithName("setup")
+	switch c.Secrets {
+	case controller.SecretRolloutsOff:
+		log.Info("config rollouts on Secret changes are off: Secrets are neither watched nor read; " +
+			"a change of a ConfigMap still rolls the pods that read it")
+	case controller.SecretRolloutsForbidden:
+		log.Info("config rollouts on Secret changes were asked for but are not permitted: the WebApps that "+
+			"read a Secret report ConfigWatchForbidden", "refused", c.Forbidden)
+	default:
+		log.Info("config rollouts on Secret changes are on")
+	}
 }
 
 func orDefault(d, def time.Duration) *time.Duration {

@@ -31,7 +31,7 @@ func TestParseNamespaces(t *testing.T) {
 }
 
 func TestCacheIsScopedToOurChildrenAndNamespaces(t *testing.T) {
-	opts := cacheOptions([]string{"a", "b"}, watchedKinds(nil))
+	opts := cacheOptions([]string{"a", "b"}, watchedKinds(nil, true))
 	if len(opts.DefaultNamespaces) != 2 {
 		t.Errorf("namespaces %v, want a and b", opts.DefaultNamespaces)
 	}
@@ -80,13 +80,19 @@ func TestCacheIsScopedToOurChildrenAndNamespaces(t *testing.T) {
 	if len(opts.ByObject) != 4+len(resources.All) {
 		t.Errorf("want WebApps, Pods, ConfigMaps, Secrets and each kind of child configured, got %d kinds", len(opts.ByObject))
 	}
-	if all := cacheOptions(nil, watchedKinds(nil)); all.DefaultNamespaces != nil {
+	if all := cacheOptions(nil, watchedKinds(nil, true)); all.DefaultNamespaces != nil {
 		t.Errorf("no namespaces must mean the whole cluster, got %v", all.DefaultNamespaces)
 	}
 	// a kind the cluster does not serve must not be cached: its informer would fail to list forever
-	for obj := range cacheOptions(nil, watchedKinds(map[string]bool{"HTTPRoute": true})).ByObject {
+	for obj := range cacheOptions(nil, watchedKinds(map[string]bool{"HTTPRoute": true}, true)).ByObject {
 		if u, ok := obj.(*unstructured.Unstructured); ok && u.GetKind() == "HTTPRoute" {
 			t.Errorf("the HTTPRoute is cached although the cluster does not serve it")
+		}
+	}
+	// without Secret rollouts the operator needs no Secret permission: no informer of them
+	for obj := range cacheOptions(nil, watchedKinds(nil, false)).ByObject {
+		if m, ok := obj.(*metav1.PartialObjectMetadata); ok && m.Kind == "Secret" {
+			t.Errorf("Secrets are cached although Secret rollouts are off")
 		}
 	}
 }

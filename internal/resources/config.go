@@ -1,6 +1,7 @@
 package resources
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -142,11 +143,20 @@ func writeField(h hash.Hash, tag, key string, value []byte) {
 // (an optional reference to an object that does not exist: its appearance changes what the pods
 // read too). Empty when the pods read no ConfigMap or Secret, so that their template carries no
 // annotation. 16 hex digits: enough to tell revisions apart, short enough to read in status.
-func ConfigRevision(refs []ConfigRef, digests map[ConfigKey]string) string {
+//
+// The revision is published (in the pod template and status) to whoever may read the WebApp, who may
+// not read its Secrets: so when refs name a Secret and key is not nil, it is an HMAC under key, and a
+// guess of the Secret's data cannot be checked against it without the key. Without a Secret it stays
+// a plain hash: whoever may read a WebApp may read the ConfigMaps of its namespace (the built-in
+// view role), and a key it does not need would only roll those pods when the key changes.
+func ConfigRevision(refs []ConfigRef, digests map[ConfigKey]string, key []byte) string {
 	if len(refs) == 0 {
 		return ""
 	}
 	h := sha256.New()
+	if key != nil && slices.ContainsFunc(refs, func(r ConfigRef) bool { return r.Kind == KindSecret }) {
+		h = hmac.New(sha256.New, key)
+	}
 	for _, r := range refs {
 		d, ok := digests[r.ConfigKey]
 		if !ok {

@@ -124,25 +124,49 @@ func TestConfigRevision(t *testing.T) {
 	shop := ConfigKey{Kind: KindConfigMap, Name: "shop"}
 	token := ConfigKey{Kind: KindSecret, Name: "token"}
 	refs := []ConfigRef{{ConfigKey: shop}, {ConfigKey: token, Optional: true}}
-	base := ConfigRevision(refs, map[ConfigKey]string{shop: "d1", token: "d2"})
+	key := []byte("installation key")
+	base := ConfigRevision(refs, map[ConfigKey]string{shop: "d1", token: "d2"}, key)
 	if len(base) != 16 {
 		t.Errorf("revision %q: want 16 hex digits", base)
 	}
-	if got := ConfigRevision(refs, map[ConfigKey]string{token: "d2", shop: "d1"}); got != base {
+	if got := ConfigRevision(refs, map[ConfigKey]string{token: "d2", shop: "d1"}, key); got != base {
 		t.Errorf("the same digests give %s, want %s", got, base)
 	}
 	for name, got := range map[string]string{
-		"a digest changed":           ConfigRevision(refs, map[ConfigKey]string{shop: "d1", token: "d3"}),
-		"the optional Secret absent": ConfigRevision(refs, map[ConfigKey]string{shop: "d1"}),
-		"one reference fewer":        ConfigRevision(refs[:1], map[ConfigKey]string{shop: "d1"}),
-		"the same digests, swapped":  ConfigRevision(refs, map[ConfigKey]string{shop: "d2", token: "d1"}),
+		"a digest changed":           ConfigRevision(refs, map[ConfigKey]string{shop: "d1", token: "d3"}, key),
+		"the optional Secret absent": ConfigRevision(refs, map[ConfigKey]string{shop: "d1"}, key),
+		"one reference fewer":        ConfigRevision(refs[:1], map[ConfigKey]string{shop: "d1"}, key),
+		"the same digests, swapped":  ConfigRevision(refs, map[ConfigKey]string{shop: "d2", token: "d1"}, key),
 	} {
 		if got == base {
 			t.Errorf("%s: same revision as before", name)
 		}
 	}
-	if got := ConfigRevision(nil, nil); got != "" {
+	if got := ConfigRevision(nil, nil, key); got != "" {
 		t.Errorf("no references: revision %q, want none", got)
+	}
+}
+
+// TestConfigRevisionOfASecretIsKeyed: the revision published for pods that read a Secret cannot be
+// computed from the Secret's data alone (a guess of the data cannot be confirmed without the key),
+// while one of ConfigMaps alone is the same with or without a key.
+func TestConfigRevisionOfASecretIsKeyed(t *testing.T) {
+	cm := ConfigRef{ConfigKey: ConfigKey{Kind: KindConfigMap, Name: "shop"}}
+	secret := ConfigRef{ConfigKey: ConfigKey{Kind: KindSecret, Name: "token"}}
+	digests := map[ConfigKey]string{cm.ConfigKey: "d1", secret.ConfigKey: ConfigDigest(nil, map[string][]byte{"pw": []byte("1234")})}
+	refs := []ConfigRef{cm, secret}
+	keyed := ConfigRevision(refs, digests, []byte("k1"))
+	if keyed == ConfigRevision(refs, digests, nil) {
+		t.Errorf("a Secret's revision under a key is the unkeyed one: %s", keyed)
+	}
+	if other := ConfigRevision(refs, digests, []byte("k2")); other == keyed {
+		t.Errorf("two keys give the same revision %s", keyed)
+	}
+	if again := ConfigRevision(refs, digests, []byte("k1")); again != keyed {
+		t.Errorf("the same key and data give %s, then %s", keyed, again)
+	}
+	if a, b := ConfigRevision(refs[:1], digests, []byte("k1")), ConfigRevision(refs[:1], digests, nil); a != b {
+		t.Errorf("ConfigMaps alone: %s under a key, %s without", a, b)
 	}
 }
 

@@ -72,6 +72,8 @@ var problemReasons = map[string]bool{
 	ReasonMonitoringAPIMissing: true,
 	// the pods would read a ConfigMap or Secret that does not exist, and the reference is not optional
 	ReasonConfigMissing: true,
+	// the pods read a Secret, and the operator, told to roll them on its changes, may not watch Secrets
+	ReasonConfigWatchForbidden: true,
 	// a transient failure: the API server unreachable, a timeout
 	ReasonReconcileError: false,
 }

@@ -23,6 +23,7 @@ const (
 	ReasonRolledBack               = "RolledBack"
 	ReasonMonitoringAPIMissing     = "MonitoringAPIMissing"
 	ReasonConfigMissing            = "ConfigMissing"
+	ReasonConfigWatchForbidden     = "ConfigWatchForbidden"
 	ReasonScaling                  = "Scaling"
 	ReasonImageRunsAsRoot          = "ImageRunsAsRoot"
 	ReasonInvalidImage             = "InvalidImage"
@@ -43,7 +44,7 @@ var ReadyReasons = []string{
 	ReasonReady, ReasonScaling, ReasonScaledToZero, ReasonPaused, ReasonCreating, ReasonRolloutInProgress, ReasonReplicasUnavailable,
 	ReasonAddressPending, ReasonRoutePending, ReasonRollingBack, ReasonPodFailing, ReasonReconcileError,
 	ReasonProgressDeadlineExceeded, ReasonRolledBack, ReasonImageRunsAsRoot, ReasonInvalidImage, ReasonReplicaFailure,
-	ReasonConfigMissing, ReasonNameConflict, ReasonInvalidSpec, ReasonRouteAPIMissing, ReasonMonitoringAPIMissing, ReasonApplyDenied,
+	ReasonConfigMissing, ReasonConfigWatchForbidden, ReasonNameConflict, ReasonInvalidSpec, ReasonRouteAPIMissing, ReasonMonitoringAPIMissing, ReasonApplyDenied,
 }
 
 // AvailableReasons are the reasons of the Available condition.

@@ -37,6 +37,9 @@ type Observation struct {
 	// for the same spec and configuration (a newer operator's), and keeps the running one until the
 	// WebApp next changes (resources.TemplateHeld).
 	TemplateHeld bool
+	// SecretRolloutsOff: the pods read a Secret and would roll on its changes, but the operator does
+	// not watch Secrets.
+	SecretRolloutsOff bool
 	// RolledBack is the rollback in force for the WebApp's generation: made by this pass, or
 	// recorded on the Deployment; nil when there is none.
 	RolledBack *webappv1.RollbackStatus
@@ -46,6 +49,11 @@ type Observation struct {
 // version of the operator rendered.
 const TemplateHeldNote = "this version of the operator renders a different pod template, which rolls out " +
 	"with the next change of the WebApp"
+
+// SecretRolloutsOffNote ends the Ready message of a WebApp whose pods read a Secret that the
+// operator does not watch.
+const SecretRolloutsOffNote = "the operator does not watch Secrets, so a change of a Secret the pods read " +
+	"rolls nothing (docs/security.md)"
 
 // verdict is the outcome of evaluating the observation: the Ready condition plus whether the
 // operator is still converging or has stalled.
@@ -92,6 +100,9 @@ func Compute(app *webappv1.WebApp, obs Observation, now metav1.Time) webappv1.We
 	v := evaluate(obs, st.RolledBack)
 	if obs.TemplateHeld && v.ready == metav1.ConditionTrue {
 		v.message += "; " + TemplateHeldNote
+	}
+	if obs.SecretRolloutsOff {
+		v.message += "; " + SecretRolloutsOffNote
 	}
 	st.Revisions = recordRevision(app.Status.Revisions, app, workload, v, st.RolledBack != nil, now)
 	set := func(condType string, status metav1.ConditionStatus, reason, message string) {

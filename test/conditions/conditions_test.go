@@ -143,6 +143,8 @@ func observations(app *webappv1.WebApp) map[string]webappstatus.Observation {
 		webappstatus.ReasonNameConflict: problem(webappstatus.ReasonNameConflict, "a Deployment named shop exists"),
 		webappstatus.ReasonConfigMissing: problem(webappstatus.ReasonConfigMissing,
 			`ConfigMap "x" referenced by env FOO does not exist`),
+		webappstatus.ReasonConfigWatchForbidden: problem(webappstatus.ReasonConfigWatchForbidden,
+			"the pods read a Secret, and the operator may not get, list and watch Secrets"),
 		webappstatus.ReasonInvalidSpec:          problem(webappstatus.ReasonInvalidSpec, "spec.resources: invalid"),
 		webappstatus.ReasonApplyDenied:          problem(webappstatus.ReasonApplyDenied, "exceeded quota"),
 		webappstatus.ReasonRouteAPIMissing:      {Problem: resources.HTTPRoute.MissingAPI()},

@@ -41,6 +41,8 @@ var (
 	cp          *framework.ControlPlane
 	k8s         client.Client
 	theOperator *framework.OperatorProcess
+	// what startOperator runs
+	operatorBin, operatorKubeconfig, operatorDir string
 )
 
 func TestIntegration(t *testing.T) {
@@ -51,15 +53,21 @@ func TestIntegration(t *testing.T) {
 var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	ctx, cancel = context.WithCancel(context.Background())
-	dir := GinkgoT().TempDir()
-	var manager string
-	cp, k8s, manager = framework.StartIntegrationCluster(dir, nil)
-	kubeconfig := asOperatorServiceAccount(dir)
-	var err error
-	theOperator, err = framework.StartOperator(manager, kubeconfig, dir, "operator", nil,
-		"--leader-elect", "--leader-elect-namespace="+operatorNamespace)
-	Expect(err).NotTo(HaveOccurred())
+	operatorDir = GinkgoT().TempDir()
+	cp, k8s, operatorBin = framework.StartIntegrationCluster(operatorDir, nil)
+	operatorKubeconfig = asOperatorServiceAccount(operatorDir)
+	theOperator = startOperator("operator")
 })
+
+// startOperator runs the operator's binary as the user of the CSV's permissions, with leader
+// election on and args added.
+func startOperator(name string, args ...string) *framework.OperatorProcess {
+	GinkgoHelper()
+	p, err := framework.StartOperator(operatorBin, operatorKubeconfig, operatorDir, name, nil,
+		append([]string{"--leader-elect", "--leader-elect-namespace=" + operatorNamespace}, args...)...)
+	Expect(err).NotTo(HaveOccurred())
+	return p
+}
 
 var _ = ReportAfterEach(func(report SpecReport) {
 	if report.Failed() && theOperator != nil {

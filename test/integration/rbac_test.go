@@ -2,6 +2,7 @@ package integration
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 
@@ -20,6 +21,7 @@ import (
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/operator"
+	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
 const (
@@ -150,5 +152,75 @@ var _ = Describe("The bundle's editor and viewer roles", func() {
 		for _, verb := range []string{"create", "update", "patch", "delete"} {
 			Expect(webapps("vi", verb)(Default)).To(BeFalse(), "a viewer may not %s webapps", verb)
 		}
+	})
+})
+
+// secretWebApp is a WebApp whose pods read the Secret token and, when cm is not empty, the ConfigMap cm.
+func secretWebApp(ns, name, cm string) *webappv1.WebApp {
+	app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: webappv1.WebAppSpec{Image: "example.com/shop:1.0"}}
+	if name != "" {
+		app.Spec.Env = append(app.Spec.Env, webappv1.EnvVar{Name: "TOKEN", ValueFrom: &webappv1.EnvVarSource{
+			SecretKeyRef: &webappv1.KeySelector{Name: "token", Key: "t"}}})
+	}
+	if cm != "" {
+		app.Spec.EnvFrom = []webappv1.EnvFromSource{{ConfigMapRef: &webappv1.ObjectReference{Name: cm}}}
+	}
+	return app
+}
+
+var _ = Describe("Secret rollouts", func() {
+	It("are off by default: the operator, granted no Secret verb, converges a WebApp that reads a Secret and says so", func() {
+		Expect(allowed(operatorUser, "", "list", "", "secrets", "", "")(Default)).To(BeFalse(),
+			"the default install grants no Secret verb")
+		ns := newNamespace(nil)
+		Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "token"},
+			StringData: map[string]string{"t": "1"}})).To(Succeed())
+		Expect(k8s.Create(ctx, secretWebApp(ns, "shop", ""))).To(Succeed())
+		Eventually(readyCondition(ns, "shop"), timeout, interval).Should(HaveField("Message",
+			ContainSubstring(status.SecretRolloutsOffNote)))
+		d := &appsv1.Deployment{}
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "shop"}, d)).To(Succeed())
+		Expect(d.Spec.Template.Annotations).NotTo(HaveKey(webappv1.ConfigRevisionAnnotation),
+			"the pods read no ConfigMap, and Secrets are not fingerprinted")
+	})
+
+	It("asked for without the permission, degrade: the WebApps that read a Secret report it, the rest goes on, the probes pass", func() {
+		theOperator.Stop()
+		degraded := startOperator("secret-rollouts-forbidden", "--secret-rollouts")
+		DeferCleanup(func() {
+			degraded.Stop()
+			theOperator = startOperator("operator")
+		})
+		ns := newNamespace(nil)
+		Expect(k8s.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cfg"},
+			Data: map[string]string{"A": "1"}})).To(Succeed())
+		Expect(k8s.Create(ctx, secretWebApp(ns, "reads-secret", "cfg"))).To(Succeed())
+		plain := secretWebApp(ns, "", "cfg")
+		plain.Name = "reads-configmap"
+		Expect(k8s.Create(ctx, plain)).To(Succeed())
+
+		Eventually(readyCondition(ns, "reads-secret"), timeout, interval).Should(And(
+			HaveField("Reason", status.ReasonConfigWatchForbidden),
+			HaveField("Message", ContainSubstring("on secrets cluster-wide is not granted"))))
+		Eventually(func(g Gomega) {
+			d := &appsv1.Deployment{}
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "reads-configmap"}, d)).To(Succeed())
+			g.Expect(d.Spec.Template.Annotations).To(HaveKey(webappv1.ConfigRevisionAnnotation),
+				"ConfigMap rollouts go on")
+		}, timeout, interval).Should(Succeed())
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "reads-secret"}, &appsv1.Deployment{})).
+			To(MatchError(ContainSubstring("not found")), "nothing is applied for the WebApp that reads a Secret")
+		for _, probe := range []string{"readyz", "healthz"} {
+			Eventually(func() (int, error) {
+				resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/%s", degraded.ProbePort, probe))
+				if err != nil {
+					return 0, err
+				}
+				_ = resp.Body.Close()
+				return resp.StatusCode, nil
+			}, timeout, interval).Should(Equal(http.StatusOK), probe)
+		}
+		Expect(degraded.Log()).To(ContainSubstring("config rollouts on Secret changes were asked for but are not permitted"))
 	})
 })
