@@ -39,7 +39,11 @@ var _ = BeforeSuite(func() {
 	k8sClient = testEnv.Client
 })
 
-var _ = AfterSuite(func() { Expect(testEnv.Stop()).To(Succeed()) })
+var _ = AfterSuite(func() {
+	if testEnv != nil { // nil when BeforeSuite failed
+		Expect(testEnv.Stop()).To(Succeed())
+	}
+})
 
 var nsCount int
 

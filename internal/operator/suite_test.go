@@ -47,5 +47,7 @@ var _ = BeforeSuite(func() {
 
 var _ = AfterSuite(func() {
 	cancel()
-	Expect(testEnv.Stop()).To(Succeed())
+	if testEnv != nil { // nil when BeforeSuite failed
+		Expect(testEnv.Stop()).To(Succeed())
+	}
 })
