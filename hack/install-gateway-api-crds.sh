@@ -3,7 +3,7 @@
 # GATEWAY_API_VERSION (hack/versions.env) from the Go module proxy, into
 # CACHE_DIR/gateway-api/<version>/crds/, and prints that folder.
 #
-# Why its own script: the envtest suite (make test) installs these CRDs to test the HTTPRoute child,
+# Why its own script: the envtest suites (make test) install these CRDs to test the HTTPRoute child,
 # and must not wait for the ~7-minute Traefik build of hack/install-gateway.sh, which reuses this
 # script. The module is downloaded by a throwaway module (go mod download needs one), so neither the
 # operator's go.mod nor its dependency list learns of the Gateway API; the module's go.sum line is

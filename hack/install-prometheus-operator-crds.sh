@@ -4,7 +4,7 @@
 # (hack/versions.env) from the Go module proxy, into CACHE_DIR/prometheus-operator/<version>/crds/, and
 # prints that folder.
 #
-# The envtest suite (make test) installs it to test the ServiceMonitor child of a WebApp's spec.metrics.
+# The envtest suites (make test) install it to test the ServiceMonitor child of a WebApp's spec.metrics.
 # Only that one CRD: it is all the operator writes, and the others (Prometheus, Alertmanager, ...) are
 # large and would slow every start of the suite's control plane. As hack/install-gateway-api-crds.sh
 # does, a throwaway module downloads the module (go mod download needs one), so the operator's go.mod
