@@ -85,16 +85,19 @@ test: manifests generate fmt vet envtest-assets gateway-api-crds prometheus-oper
 	@# its own module, outside go.work (docs/observability.md says why)
 	cd test/promql && SOURCE_TREE_ID="$$(cd ../.. && $(SOURCE_TREE_ID))" GOWORK=off go test ./...
 
-# 20 runs of the envtest suite in a row must pass: the proof that it does not flake.
+# 20 runs of the envtest suites in a row must pass: the proof that they do not flake.
 TEST_REPEAT ?= 20
+ENVTEST_SUITES := api/v1alpha1 internal/operator internal/controller
 .PHONY: test-repeat
-test-repeat: manifests envtest-assets gateway-api-crds prometheus-operator-crds ## Run the envtest integration suite TEST_REPEAT (20) times in a row; stop at the first failure.
-	go test -c -o bin/controller.test ./internal/controller
+test-repeat: manifests envtest-assets gateway-api-crds prometheus-operator-crds ## Run the envtest suites TEST_REPEAT (20) times in a row; stop at the first failure.
+	for p in $(ENVTEST_SUITES); do go test -c -o bin/$$(basename $$p).test ./$$p; done
 	@assets="$$($(MAKE) -s envtest-assets)"; crds="$$($(MAKE) -s gateway-api-crds)"; \
 		monitoring="$$($(MAKE) -s prometheus-operator-crds)"; log=$$(mktemp); for i in $$(seq 1 $(TEST_REPEAT)); do \
 		start=$$(date +%s); \
-		(cd internal/controller && KUBEBUILDER_ASSETS="$$assets" GATEWAY_API_CRDS="$$crds" PROMETHEUS_OPERATOR_CRDS="$$monitoring" ../../bin/controller.test >"$$log" 2>&1) || \
-			{ cat "$$log"; echo "run $$i of $(TEST_REPEAT) FAILED"; exit 1; }; \
+		for p in $(ENVTEST_SUITES); do \
+			(cd $$p && KUBEBUILDER_ASSETS="$$assets" GATEWAY_API_CRDS="$$crds" PROMETHEUS_OPERATOR_CRDS="$$monitoring" $(CURDIR)/bin/$$(basename $$p).test >"$$log" 2>&1) || \
+				{ cat "$$log"; echo "run $$i of $(TEST_REPEAT) FAILED in $$p"; exit 1; }; \
+		done; \
 		echo "run $$i of $(TEST_REPEAT): ok ($$(($$(date +%s) - start)) s)"; \
 	done; rm -f "$$log"
 

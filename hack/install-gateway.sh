@@ -2,7 +2,7 @@
 # Builds the end-to-end suite's gateway from source through the Go module proxy, into
 # CACHE_DIR/traefik/<version>/: Traefik (github.com/traefik/traefik/v3, cmd/traefik), which serves both
 # networking.k8s.io Ingress and the Gateway API, and the Gateway API CRDs of the release it implements
-# (hack/install-crds.sh gateway-api, which the envtest suite also uses; crds/ links to its folder).
+# (hack/install-crds.sh gateway-api, which the envtest suites also use; crds/ links to its folder).
 #
 # Why Traefik is built as the main module (from a copy of its module source) rather than required by a
 # throwaway module, as kwok is: its go.mod replaces three dependencies with forks (gorilla/mux and

@@ -1,7 +1,6 @@
 package controller_test
 
 import (
-	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -265,13 +264,5 @@ var _ = Describe("Config rollouts", func() {
 			return append(requests.WritesIn(ns)[writes:], requests.ReadsIn(ns)[reads:]...)
 		}, 3*time.Second, 100*time.Millisecond).Should(BeEmpty())
 		Expect(getDeployment(ns, "shop")(Default).Generation).To(Equal(generation))
-	})
-
-	It("refuses podAnnotations that set the operator's annotation", func() {
-		app := newWebApp(ns, "forged")
-		app.Spec.PodAnnotations = map[string]webappv1.AnnotationValue{webappv1.ConfigRevisionAnnotation: "0123456789abcdef"}
-		err := k8sClient.Create(ctx, app)
-		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "expected Invalid, got %v", err)
-		Expect(strings.Contains(err.Error(), "podAnnotations must not set "+webappv1.ConfigRevisionAnnotation)).To(BeTrue(), err.Error())
 	})
 })

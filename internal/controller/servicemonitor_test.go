@@ -7,7 +7,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -129,53 +128,4 @@ var _ = Describe("The ServiceMonitor", func() {
 			Should(haveStatusReason(metav1.ConditionTrue, status.ReasonReady))
 		Expect(monitor("taken")(Default).GetResourceVersion()).To(Equal(foreign.GetResourceVersion()))
 	})
-
-	DescribeTable("admission resolves spec.metrics.port against the container's ports",
-		func(mutate func(*webappv1.WebApp), wantMessage string) {
-			app := newWebApp(ns, "m")
-			app.Spec.Ports = []webappv1.ContainerPort{{Name: "metrics", ContainerPort: 9090},
-				{Name: "admin", ContainerPort: 9091, ServicePort: ptr.To[int32](8091)}}
-			app.Spec.Metrics = &webappv1.Metrics{}
-			mutate(app)
-			err := k8sClient.Create(ctx, app)
-			if wantMessage == "" {
-				Expect(err).NotTo(HaveOccurred())
-				Expect(k8sClient.Delete(ctx, app)).To(Succeed())
-				return
-			}
-			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "expected Invalid, got %v", err)
-			Expect(err.Error()).To(ContainSubstring(wantMessage))
-		},
-		Entry("the default, the main port", func(a *webappv1.WebApp) {}, ""),
-		Entry("the main port by number", func(a *webappv1.WebApp) { a.Spec.Metrics.Port = ptr.To(intstr.FromInt32(8080)) }, ""),
-		Entry("a port of spec.ports by name", func(a *webappv1.WebApp) {
-			a.Spec.Metrics.Port = ptr.To(intstr.FromString("admin"))
-		}, ""),
-		Entry("a port of spec.ports by number", func(a *webappv1.WebApp) {
-			a.Spec.Metrics.Port = ptr.To(intstr.FromInt32(9090))
-		}, ""),
-		Entry("a name no port has", func(a *webappv1.WebApp) { a.Spec.Metrics.Port = ptr.To(intstr.FromString("prom")) },
-			"metrics.port is http, spec.port, or the name or containerPort of one of spec.ports"),
-		Entry("a number no port has", func(a *webappv1.WebApp) { a.Spec.Metrics.Port = ptr.To(intstr.FromInt32(9100)) },
-			"metrics.port is http, spec.port, or the name or containerPort of one of spec.ports"),
-		Entry("a number out of range", func(a *webappv1.WebApp) { a.Spec.Metrics.Port = ptr.To(intstr.FromInt32(70000)) },
-			"a port number is between 1 and 65535"),
-		Entry("a UDP port", func(a *webappv1.WebApp) {
-			a.Spec.Ports[0].Protocol = "UDP"
-			a.Spec.Metrics.Port = ptr.To(intstr.FromString("metrics"))
-		}, "the metrics port is TCP"),
-		Entry("a container port the Service already uses", func(a *webappv1.WebApp) {
-			a.Spec.Service.Port = 9090
-			a.Spec.Metrics.Port = ptr.To(intstr.FromString("metrics"))
-		}, "which must then differ from service.port and from every servicePort"),
-		Entry("a container port another port's servicePort uses", func(a *webappv1.WebApp) {
-			a.Spec.Ports[1].ServicePort = ptr.To[int32](9090)
-			a.Spec.Metrics.Port = ptr.To(intstr.FromString("metrics"))
-		}, "which must then differ from service.port and from every servicePort"),
-		Entry("a path that is not absolute", func(a *webappv1.WebApp) { a.Spec.Metrics.Path = "metrics" }, "spec.metrics.path"),
-		Entry("an interval of zero", func(a *webappv1.WebApp) { a.Spec.Metrics.Interval = "0s" },
-			"an interval is a Prometheus duration above zero"),
-		Entry("an interval that is no duration", func(a *webappv1.WebApp) { a.Spec.Metrics.Interval = "1 minute" },
-			"spec.metrics.interval"),
-	)
 })

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,20 +11,16 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/operator"
+	"github.com/webapp-operator/webapp-operator/internal/testenv"
 )
 
 // These tests run the real manager (the one cmd/main.go builds) against a real kube-apiserver and
@@ -36,7 +30,7 @@ import (
 var (
 	ctx       context.Context
 	cancel    context.CancelFunc
-	testEnv   *envtest.Environment
+	testEnv   *testenv.Env
 	k8sClient client.Client
 	requests  = &requestCounter{}
 )
@@ -49,34 +43,14 @@ func TestControllers(t *testing.T) {
 var _ = BeforeSuite(func() {
 	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
 	ctx, cancel = context.WithCancel(context.TODO())
-
-	testEnv = &envtest.Environment{
-		// the Gateway API's, for the HTTPRoute child (route_test.go), and the Prometheus Operator's
-		// ServiceMonitor, for the ServiceMonitor child (servicemonitor_test.go);
-		// internal/operator/missingapis_test.go runs an operator against a control plane without them
-		CRDDirectoryPaths: []string{filepath.Join("..", "..", "config", "crd", "bases"), gatewayAPICRDs(),
-			prometheusOperatorCRDs()},
-		ErrorIfCRDPathMissing: true,
-	}
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		testEnv.BinaryAssetsDirectory = envtestAssets()
-	}
-	cfg, err := testEnv.Start()
-	Expect(err).NotTo(HaveOccurred(), "start the envtest control plane (run `make test`, which builds it)")
-
-	// the tests also edit the CRD itself (containment_test.go)
-	testScheme := runtime.NewScheme()
-	Expect(clientgoscheme.AddToScheme(testScheme)).To(Succeed())
-	Expect(webappv1.AddToScheme(testScheme)).To(Succeed())
-	Expect(apiextensionsv1.AddToScheme(testScheme)).To(Succeed())
-	k8sClient, err = client.New(cfg, client.Options{Scheme: testScheme})
+	var err error
+	// the optional APIs' CRDs too, for the HTTPRoute and ServiceMonitor children (route_test.go,
+	// servicemonitor_test.go); internal/operator runs an operator on a control plane without them
+	testEnv, err = testenv.Start(true)
 	Expect(err).NotTo(HaveOccurred())
-
+	k8sClient = testEnv.Client
 	startManager()
 })
-
-// operatorNamespace is where the operator's own objects (its metrics Service) live in this suite.
-const operatorNamespace = "webapp-operator-system"
 
 var (
 	mgrCfg      *rest.Config
@@ -93,7 +67,9 @@ func startManager() {
 		mgrCfg = rest.CopyConfig(testEnv.Config)
 		mgrCfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return requests.wrap(rt) })
 		// plain HTTP: what the endpoint serves is the point here (cmd/main.go adds HTTPS, authn and authz)
-		metricsAddr = fmt.Sprintf("127.0.0.1:%d", freePort())
+		port, err := testenv.FreePort()
+		Expect(err).NotTo(HaveOccurred())
+		metricsAddr = fmt.Sprintf("127.0.0.1:%d", port)
 	}
 	mgr, err := operator.NewManager(mgrCfg, operator.Options{
 		MaxConcurrentReconciles: 2,
@@ -103,8 +79,6 @@ func startManager() {
 		HealthProbeBindAddress: "0",
 		// restartManager starts a second manager with the same controller in this process
 		SkipControllerNameValidation: true,
-		// absent until selfmonitor_test.go creates it
-		MetricsService: types.NamespacedName{Namespace: operatorNamespace, Name: operator.DefaultMetricsService},
 		// the suite runs as an administrator: the config specs read Secrets
 		SecretRollouts:  true,
 		ConfigKeySecret: types.NamespacedName{Namespace: metav1.NamespaceDefault, Name: operator.ConfigKeySecret},
@@ -133,43 +107,6 @@ var _ = AfterSuite(func() {
 	cancel()
 	Expect(testEnv.Stop()).To(Succeed())
 })
-
-// envtestAssets finds the control plane that `make envtest-assets` builds, for runs from an IDE.
-func envtestAssets() string {
-	home, _ := os.UserHomeDir()
-	matches, _ := filepath.Glob(filepath.Join(home, ".cache", "webapp-operator", "envtest", "k8s", "*"))
-	if len(matches) == 0 {
-		return ""
-	}
-	return matches[len(matches)-1]
-}
-
-// gatewayAPICRDs is the folder of the Gateway API CRDs that `make gateway-api-crds` fetches.
-func gatewayAPICRDs() string {
-	return cachedCRDs("GATEWAY_API_CRDS", "gateway-api", "no Gateway API CRDs: run `make gateway-api-crds` (make test does)")
-}
-
-// prometheusOperatorCRDs is the folder of the ServiceMonitor CRD that `make prometheus-operator-crds`
-// fetches.
-func prometheusOperatorCRDs() string {
-	return cachedCRDs("PROMETHEUS_OPERATOR_CRDS", "prometheus-operator",
-		"no ServiceMonitor CRD: run `make prometheus-operator-crds` (make test does)")
-}
-
-// cachedCRDs is the folder named by the variable env, as make test sets it, or else the newest
-// release cached under ~/.cache/webapp-operator/<cache>/<version>/crds, for runs from an IDE; it
-// fails the suite with missing when there is none.
-func cachedCRDs(env, cache, missing string) string {
-	if dir := os.Getenv(env); dir != "" {
-		return dir
-	}
-	home, _ := os.UserHomeDir()
-	matches, _ := filepath.Glob(filepath.Join(home, ".cache", "webapp-operator", cache, "*", "crds"))
-	if len(matches) == 0 {
-		Fail(missing)
-	}
-	return matches[len(matches)-1]
-}
 
 // requestCounter records the manager's API requests: those that change state, and the reads that
 // are not watches (gets and lists).

@@ -14,7 +14,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
@@ -25,6 +24,7 @@ import (
 	"github.com/webapp-operator/webapp-operator/internal/controller"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
 	"github.com/webapp-operator/webapp-operator/internal/status"
+	"github.com/webapp-operator/webapp-operator/internal/testenv"
 )
 
 const (
@@ -42,12 +42,7 @@ func newNamespace() string {
 	return ns.Name
 }
 
-func newWebApp(ns, name string) *webappv1.WebApp {
-	return &webappv1.WebApp{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
-		Spec:       webappv1.WebAppSpec{Image: "example.com/shop:1.0", Replicas: ptr.To[int32](2)},
-	}
-}
+var newWebApp = testenv.WebApp
 
 func key(ns, name string) client.ObjectKey { return client.ObjectKey{Namespace: ns, Name: name} }
 
@@ -554,172 +549,6 @@ var _ = Describe("WebApp controller", func() {
 		Consistently(func() []string { return requests.WritesIn(ns)[writesBefore:] }, 2*time.Second, 100*time.Millisecond).
 			Should(BeEmpty(), "a pass with nothing to change must not write")
 		Expect(requests.ReadsIn(ns)[readsBefore:]).To(BeEmpty(), "a pass reads the WebApp and its children from the cache")
-	})
-})
-
-var _ = Describe("WebApp admission", func() {
-	var ns string
-	BeforeEach(func() { ns = newNamespace() })
-
-	DescribeTable("refuses invalid specs with a clear message",
-		func(name string, mutate func(*webappv1.WebApp), wantMessage string) {
-			app := newWebApp(ns, name)
-			mutate(app)
-			err := k8sClient.Create(ctx, app)
-			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "expected Invalid, got %v", err)
-			Expect(err.Error()).To(ContainSubstring(wantMessage))
-		},
-		Entry("empty image", "a", func(a *webappv1.WebApp) { a.Spec.Image = "" }, "spec.image"),
-		Entry("image with whitespace", "a", func(a *webappv1.WebApp) { a.Spec.Image = "nginx latest" }, "image must not contain whitespace"),
-		Entry("too many replicas", "a", func(a *webappv1.WebApp) { a.Spec.Replicas = ptr.To[int32](1001) }, "spec.replicas"),
-		Entry("negative replicas", "a", func(a *webappv1.WebApp) { a.Spec.Replicas = ptr.To[int32](-1) }, "spec.replicas"),
-		Entry("port out of range", "a", func(a *webappv1.WebApp) { a.Spec.Port = 70000 }, "spec.port"),
-		Entry("service port out of range", "a", func(a *webappv1.WebApp) { a.Spec.Service.Port = 65536 }, "spec.service.port"),
-		Entry("node port with ClusterIP", "a", func(a *webappv1.WebApp) {
-			a.Spec.Service = webappv1.ServiceSpec{Type: webappv1.ServiceTypeClusterIP, NodePort: ptr.To[int32](30080)}
-		}, "service.nodePort requires service.type NodePort or LoadBalancer"),
-		Entry("node port out of range", "a", func(a *webappv1.WebApp) {
-			a.Spec.Service = webappv1.ServiceSpec{Type: webappv1.ServiceTypeNodePort, NodePort: ptr.To[int32](80)}
-		}, "spec.service.nodePort"),
-		Entry("unknown service type", "a", func(a *webappv1.WebApp) { a.Spec.Service.Type = "ExternalName" }, "spec.service.type"),
-		Entry("reserved pod label", "a", func(a *webappv1.WebApp) {
-			a.Spec.PodLabels = map[string]webappv1.LabelValue{resources.LabelInstance: "x"}
-		}, "podLabels must not set the reserved labels"),
-		Entry("health check path without slash", "a", func(a *webappv1.WebApp) {
-			a.Spec.HealthCheck = &webappv1.HealthCheck{Path: "healthz"}
-		}, "spec.healthCheck.path"),
-		Entry("name that cannot name a Service", "Shop.v2", func(a *webappv1.WebApp) {}, "metadata.name must be a DNS-1035 label"),
-		Entry("name starting with a digit", "1shop", func(a *webappv1.WebApp) {}, "metadata.name must be a DNS-1035 label"),
-		Entry("progress deadline too short", "a", func(a *webappv1.WebApp) { a.Spec.ProgressDeadlineSeconds = ptr.To[int32](1) }, "spec.progressDeadlineSeconds"),
-		Entry("env var name with '='", "a", func(a *webappv1.WebApp) { a.Spec.Env = []webappv1.EnvVar{{Name: "A=B", Value: "x"}} }, "spec.env[0].name"),
-		Entry("env var with a value and a source", "a", func(a *webappv1.WebApp) {
-			a.Spec.Env = []webappv1.EnvVar{{Name: "A", Value: "x", ValueFrom: &webappv1.EnvVarSource{
-				FieldRef: &webappv1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}
-		}, "env: set value or valueFrom, not both"),
-		Entry("env var with two sources", "a", func(a *webappv1.WebApp) {
-			a.Spec.Env = []webappv1.EnvVar{{Name: "A", ValueFrom: &webappv1.EnvVarSource{
-				FieldRef:        &webappv1.ObjectFieldSelector{FieldPath: "metadata.name"},
-				ConfigMapKeyRef: &webappv1.KeySelector{Name: "cm", Key: "k"}}}}
-		}, "valueFrom needs exactly one of"),
-		Entry("env var from an unsupported pod field", "a", func(a *webappv1.WebApp) {
-			a.Spec.Env = []webappv1.EnvVar{{Name: "A", ValueFrom: &webappv1.EnvVarSource{
-				FieldRef: &webappv1.ObjectFieldSelector{FieldPath: "spec.containers"}}}}
-		}, "fieldPath must be metadata.name"),
-		Entry("env var from a label with an invalid key", "a", func(a *webappv1.WebApp) {
-			a.Spec.Env = []webappv1.EnvVar{{Name: "A", ValueFrom: &webappv1.EnvVarSource{
-				FieldRef: &webappv1.ObjectFieldSelector{FieldPath: "metadata.labels['a b']"}}}}
-		}, "fieldPath must be metadata.name"),
-		Entry("env var from an unknown resource", "a", func(a *webappv1.WebApp) {
-			a.Spec.Env = []webappv1.EnvVar{{Name: "A", ValueFrom: &webappv1.EnvVarSource{
-				ResourceFieldRef: &webappv1.ResourceFieldSelector{Resource: "limits.gpu"}}}}
-		}, "spec.env[0].valueFrom.resourceFieldRef.resource"),
-		Entry("env var from a ConfigMap with an invalid name", "a", func(a *webappv1.WebApp) {
-			a.Spec.Env = []webappv1.EnvVar{{Name: "A", ValueFrom: &webappv1.EnvVarSource{
-				ConfigMapKeyRef: &webappv1.KeySelector{Name: "Bad_Name", Key: "k"}}}}
-		}, "must be a DNS subdomain name"),
-		Entry("envFrom with both a ConfigMap and a Secret", "a", func(a *webappv1.WebApp) {
-			a.Spec.EnvFrom = []webappv1.EnvFromSource{{ConfigMapRef: &webappv1.ObjectReference{Name: "cm"},
-				SecretRef: &webappv1.ObjectReference{Name: "s"}}}
-		}, "envFrom needs exactly one of configMapRef or secretRef"),
-		Entry("pod label key that is not a qualified name", "a", func(a *webappv1.WebApp) {
-			a.Spec.PodLabels = map[string]webappv1.LabelValue{"team name": "a"}
-		}, "podLabels keys must be qualified names"),
-		Entry("pod label value that is not a label value", "a", func(a *webappv1.WebApp) {
-			a.Spec.PodLabels = map[string]webappv1.LabelValue{"team": "-a"}
-		}, "spec.podLabels.team"),
-		Entry("pod annotation key that is not a qualified name", "a", func(a *webappv1.WebApp) {
-			a.Spec.PodAnnotations = map[string]webappv1.AnnotationValue{"not/a/key": "x"}
-		}, "podAnnotations keys must be qualified names"),
-		Entry("a disruption budget that allows no eviction", "a", func(a *webappv1.WebApp) {
-			a.Spec.DisruptionBudget = &webappv1.DisruptionBudget{MaxUnavailable: ptr.To(intstr.FromInt32(0))}
-		}, "a number from 1 to 1000, or a percentage from 1% to 100%"),
-		Entry("a disruption budget of 0%", "a", func(a *webappv1.WebApp) {
-			a.Spec.DisruptionBudget = &webappv1.DisruptionBudget{MaxUnavailable: ptr.To(intstr.FromString("0%"))}
-		}, "a number from 1 to 1000, or a percentage from 1% to 100%"),
-		Entry("a disruption budget that is not a number or a percentage", "a", func(a *webappv1.WebApp) {
-			a.Spec.DisruptionBudget = &webappv1.DisruptionBudget{MaxUnavailable: ptr.To(intstr.FromString("one"))}
-		}, "a number from 1 to 1000, or a percentage from 1% to 100%"),
-		Entry("an autoscaler whose minimum exceeds its maximum", "a", func(a *webappv1.WebApp) {
-			a.Spec.Autoscaling = &webappv1.Autoscaling{MinReplicas: ptr.To[int32](5), MaxReplicas: 3}
-		}, "autoscaling.minReplicas must not exceed maxReplicas"),
-		Entry("an autoscaler without a maximum", "a", func(a *webappv1.WebApp) {
-			a.Spec.Autoscaling = &webappv1.Autoscaling{}
-		}, "spec.autoscaling.maxReplicas"),
-		Entry("an autoscaler target of 0%", "a", func(a *webappv1.WebApp) {
-			a.Spec.Autoscaling = &webappv1.Autoscaling{MaxReplicas: 3, TargetCPUUtilizationPercentage: ptr.To[int32](0)}
-		}, "spec.autoscaling.targetCPUUtilizationPercentage"),
-		Entry("a scaling policy of an unknown type", "a", func(a *webappv1.WebApp) {
-			a.Spec.Autoscaling = &webappv1.Autoscaling{MaxReplicas: 3, Behavior: &webappv1.ScalingBehavior{
-				ScaleUp: &webappv1.ScalingRules{Policies: []webappv1.ScalingPolicy{{Type: "Nodes", Value: 1, PeriodSeconds: 60}}}}}
-		}, "spec.autoscaling.behavior.scaleUp.policies[0].type"),
-		Entry("a scaling policy period beyond 30 minutes", "a", func(a *webappv1.WebApp) {
-			a.Spec.Autoscaling = &webappv1.Autoscaling{MaxReplicas: 3, Behavior: &webappv1.ScalingBehavior{
-				ScaleDown: &webappv1.ScalingRules{Policies: []webappv1.ScalingPolicy{{Type: "Pods", Value: 1, PeriodSeconds: 1801}}}}}
-		}, "spec.autoscaling.behavior.scaleDown.policies[0].periodSeconds"),
-		Entry("a network policy namespace that is not a namespace name", "a", func(a *webappv1.WebApp) {
-			a.Spec.NetworkPolicy = &webappv1.NetworkPolicy{FromNamespaces: []string{"Ingress_NGINX"}}
-		}, "spec.networkPolicy.fromNamespaces[0]"),
-		Entry("a network policy namespace listed twice", "a", func(a *webappv1.WebApp) {
-			a.Spec.NetworkPolicy = &webappv1.NetworkPolicy{FromNamespaces: []string{"gw", "gw"}}
-		}, "spec.networkPolicy.fromNamespaces[1]"),
-		Entry("an Ingress without hosts", "a", func(a *webappv1.WebApp) { a.Spec.Ingress = &webappv1.Ingress{} },
-			"spec.ingress.hosts"),
-		Entry("an Ingress host that is an IP address", "a", func(a *webappv1.WebApp) {
-			a.Spec.Ingress = &webappv1.Ingress{Hosts: []string{"10.0.0.1"}}
-		}, "a host is a DNS name, not an IP address"),
-		Entry("an Ingress host with upper case letters", "a", func(a *webappv1.WebApp) {
-			a.Spec.Ingress = &webappv1.Ingress{Hosts: []string{"Shop.example.com"}}
-		}, "spec.ingress.hosts[0]"),
-		Entry("an Ingress path that is not absolute", "a", func(a *webappv1.WebApp) {
-			a.Spec.Ingress = &webappv1.Ingress{Hosts: []string{"a.example.com"}, Paths: []string{"shop"}}
-		}, "spec.ingress.paths[0]"),
-		Entry("an Ingress path with '//'", "a", func(a *webappv1.WebApp) {
-			a.Spec.Ingress = &webappv1.Ingress{Hosts: []string{"a.example.com"}, Paths: []string{"/a//b"}}
-		}, "a path has no '//'"),
-		Entry("an Ingress TLS Secret that is not a name", "a", func(a *webappv1.WebApp) {
-			a.Spec.Ingress = &webappv1.Ingress{Hosts: []string{"a.example.com"}, TLS: &webappv1.IngressTLS{SecretName: "Shop TLS"}}
-		}, "spec.ingress.tls.secretName"),
-		Entry("an Ingress annotation key that is not a qualified name", "a", func(a *webappv1.WebApp) {
-			a.Spec.Ingress = &webappv1.Ingress{Hosts: []string{"a.example.com"},
-				Annotations: map[string]webappv1.AnnotationValue{"not/a/key": "x"}}
-		}, "annotation keys must be qualified names"),
-		Entry("resource that containers cannot request", "a", func(a *webappv1.WebApp) {
-			a.Spec.Resources.Limits = webappv1.ResourceList{"gpu": webappv1.MustParseQuantity("1")}
-		}, "resource names are cpu, memory"),
-	)
-
-	// Values that core/v1's schema admits but the operator's decoder refuses: sent as raw JSON,
-	// since the Go types cannot even hold them.
-	DescribeTable("refuses what the operator cannot decode",
-		func(field []string, value any, wantMessage string) {
-			u := &unstructured.Unstructured{}
-			u.SetGroupVersionKind(webappv1.GroupVersion.WithKind("WebApp"))
-			u.SetNamespace(ns)
-			u.SetName("undecodable")
-			Expect(unstructured.SetNestedField(u.Object, "example.com/shop:1.0", "spec", "image")).To(Succeed())
-			Expect(unstructured.SetNestedField(u.Object, value, field...)).To(Succeed())
-			err := k8sClient.Create(ctx, u)
-			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "expected Invalid, got %v", err)
-			Expect(err.Error()).To(ContainSubstring(wantMessage))
-		},
-		Entry("quantity with a decimal exponent", []string{"spec", "resources", "requests", "cpu"}, "1e1.5", "spec.resources.requests.cpu"),
-		Entry("quantity with a three-digit exponent", []string{"spec", "resources", "limits", "memory"}, "1e100", "spec.resources.limits.memory"),
-		Entry("negative quantity", []string{"spec", "resources", "limits", "memory"}, "-1Gi", "spec.resources.limits.memory"),
-		Entry("negative integer quantity", []string{"spec", "resources", "limits", "cpu"}, int64(-1), "a quantity may not be negative"),
-		Entry("quantity with an unknown suffix", []string{"spec", "resources", "limits", "cpu"}, "1Ki0", "spec.resources.limits.cpu"),
-		Entry("divisor with a decimal exponent", []string{"spec", "env"}, []any{map[string]any{"name": "CPU",
-			"valueFrom": map[string]any{"resourceFieldRef": map[string]any{"resource": "limits.cpu", "divisor": "1e0.5"}}}},
-			"spec.env[0].valueFrom.resourceFieldRef.divisor"),
-	)
-
-	It("fills in the defaults", func() {
-		app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: "defaults", Namespace: ns},
-			Spec: webappv1.WebAppSpec{Image: "nginx"}}
-		Expect(k8sClient.Create(ctx, app)).To(Succeed())
-		got := fetch(ns, "defaults")
-		Expect(got.Spec.Replicas).To(Equal(ptr.To[int32](1)))
-		Expect(got.Spec.Port).To(Equal(int32(8080)))
-		Expect(got.Spec.Service).To(Equal(webappv1.ServiceSpec{Type: webappv1.ServiceTypeClusterIP, Port: 80}))
 	})
 })
 

@@ -3,8 +3,6 @@ package operator
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,37 +15,26 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/status"
+	"github.com/webapp-operator/webapp-operator/internal/testenv"
 )
 
 // TestWithoutTheOptionalAPIs runs the operator against a control plane that has neither the Gateway
-// API CRDs nor the Prometheus Operator's, which the controller suite always installs, so this test
+// API CRDs nor the Prometheus Operator's, which the other envtest suites install, so this test
 // has a control plane of its own: a WebApp asking for a route, or for its metrics to be scraped, is
 // Stalled and says why, with the rest of its children applied; one that asks for neither is Ready;
 // and nothing else breaks (the manager starts, and its informers sync, without a kind the cluster
 // does not serve).
 func TestWithoutTheOptionalAPIs(t *testing.T) {
-	env := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join("..", "..", "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
-	}
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		home, _ := os.UserHomeDir()
-		matches, _ := filepath.Glob(filepath.Join(home, ".cache", "webapp-operator", "envtest", "k8s", "*"))
-		if len(matches) == 0 {
-			t.Skip("no envtest control plane: run `make test`, which builds it")
-		}
-		env.BinaryAssetsDirectory = matches[len(matches)-1]
-	}
-	cfg, err := env.Start()
+	env, err := testenv.Start(false)
 	if err != nil {
-		t.Fatalf("starting the envtest control plane: %v", err)
+		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = env.Stop() })
+	cfg := env.Config
 
 	// the metrics Service exists, but no ServiceMonitor is tried: the CRD is not served
 	if err := createMetricsService(cfg); err != nil {
@@ -68,10 +55,7 @@ func TestWithoutTheOptionalAPIs(t *testing.T) {
 		}
 	})
 
-	c, err := client.New(cfg, client.Options{Scheme: Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := env.Client
 	const ns = "default"
 	routed := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: "routed", Namespace: ns},
 		Spec: webappv1.WebAppSpec{Image: "example.com/shop:1.0", Route: &webappv1.Route{

@@ -1,4 +1,4 @@
-package controller_test
+package v1alpha1_test
 
 import (
 	"encoding/json"

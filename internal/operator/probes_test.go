@@ -1,10 +1,9 @@
-package controller_test
+package operator_test
 
 import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/webapp-operator/webapp-operator/internal/operator"
+	"github.com/webapp-operator/webapp-operator/internal/testenv"
 )
 
 // The probes must tell the truth: a replica whose caches cannot sync is not ready, and one whose
@@ -41,7 +41,8 @@ var _ = Describe("The operator's health probes", func() {
 		)
 		grant("probe-test", rules)
 
-		port := freePort()
+		port, err := testenv.FreePort()
+		Expect(err).NotTo(HaveOccurred())
 		mgr, err := operator.NewManager(user.Config(), operator.Options{
 			Metrics:                      metricsserver.Options{BindAddress: "0"},
 			HealthProbeBindAddress:       fmt.Sprintf("127.0.0.1:%d", port),
@@ -95,12 +96,4 @@ func grant(user string, rules []rbacv1.PolicyRule) {
 		return nil
 	})
 	Expect(err).NotTo(HaveOccurred())
-}
-
-func freePort() int {
-	GinkgoHelper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	Expect(err).NotTo(HaveOccurred())
-	defer func() { _ = l.Close() }()
-	return l.Addr().(*net.TCPAddr).Port
 }

@@ -1,0 +1,110 @@
+// Package testenv starts the control plane that the operator's envtest suites share (api/v1alpha1,
+// internal/operator, internal/controller): envtest's kube-apiserver and etcd with the WebApp CRD and,
+// when asked, the optional APIs' CRDs. Only tests import it.
+package testenv
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+)
+
+// Scheme is the tests' own: Kubernetes' kinds, the WebApp, and the CRD itself, which some tests edit.
+var Scheme = runtime.NewScheme()
+
+func init() {
+	utilruntime.Must(clientgoscheme.AddToScheme(Scheme))
+	utilruntime.Must(webappv1.AddToScheme(Scheme))
+	utilruntime.Must(apiextensionsv1.AddToScheme(Scheme))
+}
+
+// Env is a running control plane and an admin client of it.
+type Env struct {
+	*envtest.Environment
+	Client client.Client
+}
+
+// Start starts kube-apiserver and etcd with the CRDs of config/crd/bases and, with optionalAPIs,
+// the Gateway API's (for the HTTPRoute child) and the Prometheus Operator's (for the ServiceMonitor
+// children). make test sets KUBEBUILDER_ASSETS, GATEWAY_API_CRDS and PROMETHEUS_OPERATOR_CRDS; a run
+// from an IDE takes the newest of each cached under ~/.cache/webapp-operator.
+func Start(optionalAPIs bool) (*Env, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return nil, err
+	}
+	dirs := []string{filepath.Join(root, "config", "crd", "bases")}
+	if optionalAPIs {
+		for _, c := range []struct{ env, cache, target string }{
+			{"GATEWAY_API_CRDS", "gateway-api", "gateway-api-crds"},
+			{"PROMETHEUS_OPERATOR_CRDS", "prometheus-operator", "prometheus-operator-crds"},
+		} {
+			dir := os.Getenv(c.env)
+			if dir == "" {
+				dir = newestCached(c.cache, "*", "crds")
+			}
+			if dir == "" {
+				return nil, fmt.Errorf("no %s: run `make %s` (make test does)", c.env, c.target)
+			}
+			dirs = append(dirs, dir)
+		}
+	}
+	env := &envtest.Environment{CRDDirectoryPaths: dirs, ErrorIfCRDPathMissing: true}
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		env.BinaryAssetsDirectory = newestCached("envtest", "k8s", "*")
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, fmt.Errorf("start the envtest control plane (run `make test`, which builds it): %w", err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: Scheme})
+	if err != nil {
+		return nil, errors.Join(err, env.Stop())
+	}
+	return &Env{Environment: env, Client: c}, nil
+}
+
+// newestCached is the last match of ~/.cache/webapp-operator/<pattern>, or "" when none matches.
+func newestCached(pattern ...string) string {
+	home, _ := os.UserHomeDir()
+	matches, _ := filepath.Glob(filepath.Join(append([]string{home, ".cache", "webapp-operator"}, pattern...)...))
+	if len(matches) == 0 {
+		return ""
+	}
+	return matches[len(matches)-1]
+}
+
+// moduleRoot is the nearest folder above the working directory (a test's package) with a go.mod.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	for ; err == nil; dir = filepath.Dir(dir) {
+		if _, statErr := os.Stat(filepath.Join(dir, "go.mod")); statErr == nil {
+			return dir, nil
+		}
+		if dir == filepath.Dir(dir) {
+			return "", errors.New("no go.mod above the working directory")
+		}
+	}
+	return "", err
+}
+
+// FreePort returns a loopback TCP port that is free now.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
