@@ -21,28 +21,10 @@ import (
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
-// The configuration the pods read (ConfigMaps and Secrets, resources.ConfigRefs) is fingerprinted
-// into their template, so that a change of it rolls them (resources/config.go says why a hash of the
-// data). How the operator learns of changes without holding Secret data:
-//
-//   - It watches ConfigMaps and Secrets metadata-only, and caches each as its name, UID and
-//     resourceVersion alone (operator.cacheOptions strips the rest, annotations included: kubectl's
-//     last-applied annotation of a Secret holds its data). A field index on the WebApps maps an
-//     object to the WebApps that reference it.
-//   - A pass reads the referenced objects' metadata from that cache. Only when one's UID or
-//     resourceVersion differs from the one its digest was computed for does it read the object from
-//     the API server (APIReader: the manager's client would start a cache of whole Secrets), digest
-//     its data, and drop it. The operator keeps the digest, never the data.
-//
-// So a pass over an up-to-date WebApp reads nothing from the API server and writes nothing; a
-// metadata-only change of a referenced object (a label) costs one read and, its data unchanged, no
-// write; after a restart each referenced object is read once. A reference to an object the cache does
-// not hold is reported (ConfigMissing) unless it is optional; the watch sees the object appear.
-
-//
-// Secrets are read only when the operator is told to (ConfigOptions.Secrets): the same access to
-// Secrets is then granted by a role shipped apart (config/rbac/secret_rollouts_role.yaml), and
-// docs/security.md says why it is off by default.
+// The configuration the pods read is fingerprinted into their template, so that a change of it rolls
+// them. The operator caches ConfigMaps and Secrets metadata-only and keeps a digest per object, never
+// its data (docs/design.md, "The cache"). Secrets are read only when the operator is told to
+// (ConfigOptions.Secrets); docs/security.md says why that is off by default.
 
 // Reading ConfigMaps: get for the one object whose data changed, list and watch for the metadata-only
 // cache. Never written.
