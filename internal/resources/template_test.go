@@ -232,6 +232,6 @@ func withManagedFields(t *testing.T, d *appsv1.Deployment) *appsv1.Deployment {
 		t.Fatal(err)
 	}
 	d.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: FieldOwner, Operation: metav1.ManagedFieldsOperationApply,
-		APIVersion: "apps/v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: fields}}}
+		APIVersion: "apps/v1", FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(string(fields))}}
 	return d
 }

@@ -170,7 +170,7 @@ func secretWebApp(ns, name, cm string) *webappv1.WebApp {
 }
 
 var _ = Describe("Secret rollouts", func() {
-	It("are off by default: the operator, granted no Secret verb, converges a WebApp that reads a Secret and says so", func() {
+	It("are off by default: granted no Secret verb, the operator converges a WebApp that reads one and says so", func() {
 		Expect(allowed(operatorUser, "", "list", "", "secrets", "", "")(Default)).To(BeFalse(),
 			"the default install grants no Secret verb")
 		ns := newNamespace(nil)
@@ -185,7 +185,7 @@ var _ = Describe("Secret rollouts", func() {
 			"the pods read no ConfigMap, and Secrets are not fingerprinted")
 	})
 
-	It("asked for without the permission, degrade: the WebApps that read a Secret report it, the rest goes on, the probes pass", func() {
+	It("asked for but forbidden, degrade: WebApps that read a Secret report it, the rest go on, probes pass", func() {
 		theOperator.Stop()
 		degraded := startOperator("secret-rollouts-forbidden", "--secret-rollouts")
 		DeferCleanup(func() {
