@@ -16,8 +16,8 @@ import (
 // readmeGolden is the Deployment that the README's WebApp example rendered to before the pods became
 // restricted by default (issue 13) and got their optional fields (issue 14): those fields must not
 // change what the common case runs. A change of it is a decision: each running WebApp gets it only
-// with its next change (the upgrade policy, template.go). The last one: kubectl's default-container
-// annotation.
+// with its next change (the upgrade policy, template.go). The last one: how pods stop (a preStop
+// pause and the grace period around it, a rollout that surges first).
 const readmeGolden = "testdata/readme-deployment.json"
 
 // TestREADMEExampleRendersTheSameDeployment renders the README's first WebApp and compares it with
