@@ -265,7 +265,8 @@ var _ = Describe("Zero downtime by default", Ordered, ContinueOnFailure, func() 
 					killed := 0
 					for i := range list.Items {
 						if p := &list.Items[i]; p.DeletionTimestamp == nil && isReady(p) {
-							g.Expect(k8s.Delete(ctx, p, client.GracePeriodSeconds(0))).To(Succeed())
+							// as kubectl delete does: the stopping operator hands its lease over
+							g.Expect(k8s.Delete(ctx, p)).To(Succeed())
 							killed++
 						}
 					}
