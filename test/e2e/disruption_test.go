@@ -189,6 +189,7 @@ var _ = Describe("Zero downtime by default", Ordered, ContinueOnFailure, func() 
 			g.Expect(k8s.List(ctx, list, client.InNamespace(ns), shopPods)).To(Succeed())
 			g.Expect(list.Items).To(HaveLen(int(replicas)), "stopping pods are gone")
 			for _, p := range list.Items {
+				g.Expect(p.DeletionTimestamp).To(BeNil(), "pod %s is stopping", p.Name)
 				g.Expect(replaced && before[p.Name]).To(BeFalse(), "pod %s is replaced", p.Name)
 			}
 		}).Should(Succeed())
