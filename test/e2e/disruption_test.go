@@ -306,7 +306,9 @@ var _ = Describe("Zero downtime by default", Ordered, ContinueOnFailure, func() 
 	})
 
 	It("scales down", func() {
-		disrupt("a scale-down from 3 to 1", 1, false, func() { update(webApp, func() { webApp.Spec.Replicas = ptr.To[int32](1) }) })
+		disrupt("a scale-down from 3 to 1", 1, false, func() {
+			update(webApp, func() { webApp.Spec.Replicas = ptr.To[int32](1) })
+		})
 	})
 })
 
