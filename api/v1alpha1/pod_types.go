@@ -419,13 +419,15 @@ type ExecAction struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.preStop) || !has(self.preStop.sleepSeconds) || self.preStop.sleepSeconds <= (has(self.terminationGracePeriodSeconds) ? self.terminationGracePeriodSeconds : 30)",message="preStop.sleepSeconds must fit in terminationGracePeriodSeconds (30 by default)"
 type Lifecycle struct {
 	// PreStop runs before the container is sent SIGTERM: a pause (so that endpoints and load
-	// balancers stop sending traffic first), a command or an HTTP request.
+	// balancers stop sending traffic first), a command or an HTTP request. Without it, a pause of
+	// 5 seconds (no longer than terminationGracePeriodSeconds; none when that is 0).
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Pre-Stop Action",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	PreStop *Handler `json:"preStop,omitempty"`
 
 	// TerminationGracePeriodSeconds is how long a stopping pod may take, preStop included, before
-	// it is killed (30 by default).
+	// it is killed: by default the preStop pause plus 30 seconds for the app to drain (35 with the
+	// default pause), or 30 for a preStop command or request.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=86400
@@ -467,7 +469,8 @@ type RolloutStrategy struct {
 	MaxSurge *intstr.IntOrString `json:"maxSurge,omitempty"`
 
 	// MaxUnavailable is how many pods a rollout may take away below replicas: a number or a
-	// percentage ("25%" by default).
+	// percentage (0 by default, so that a rollout starts new pods before it stops old ones; "25%"
+	// when maxSurge is 0).
 	// +optional
 	// +kubebuilder:validation:XIntOrString
 	// +kubebuilder:validation:MaxLength=4

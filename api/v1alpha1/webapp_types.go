@@ -198,7 +198,8 @@ type WebAppSpec struct {
 	Probes *Probes `json:"probes,omitempty"`
 
 	// Lifecycle says how pods stop: a preStop action (for instance a pause, so that traffic drains
-	// before the server gets SIGTERM) and the grace period.
+	// before the server gets SIGTERM) and the grace period. Without it, a 5 second pause and a grace
+	// period of 35 seconds.
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Lifecycle",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Lifecycle *Lifecycle `json:"lifecycle,omitempty"`

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -166,7 +167,7 @@ var _ = Describe("Operator upgrades", func() {
 
 	It("keeps the template an earlier operator rendered until the WebApp changes, and corrects drift in it", func() {
 		createReady(newWebApp(ns, "kept"))
-		playEarlierOperator(ns, "kept")
+		playEarlierOperator(ns, "kept", annotated)
 		gen := getDeployment(ns, "kept")(Default).Generation
 
 		By("the same WebApp: the running template stays, and Ready says a new one waits")
@@ -191,7 +192,7 @@ var _ = Describe("Operator upgrades", func() {
 		}, timeout, interval).Should(Succeed())
 
 		By("held again: more replicas scale it and leave the template alone, which they do not feed")
-		playEarlierOperator(ns, "kept")
+		playEarlierOperator(ns, "kept", annotated)
 		Eventually(condition(ns, "kept", webappv1.ConditionReady), timeout, interval).
 			Should(HaveField("Message", HaveSuffix(status.TemplateHeldNote)))
 		bumpReplicas(ns, "kept", 3)
@@ -211,25 +212,52 @@ var _ = Describe("Operator upgrades", func() {
 			g.Expect(d.Spec.Template.Annotations).NotTo(HaveKey("example.com/rendered-by"))
 		}, timeout, interval).Should(Succeed())
 	})
+
+	It("brings the stopping defaults to a running WebApp with its next change, not with the upgrade", func() {
+		createReady(newWebApp(ns, "plain"))
+		playEarlierOperator(ns, "plain", func(t *corev1ac.PodTemplateSpecApplyConfiguration) {
+			t.Spec.TerminationGracePeriodSeconds, t.Spec.Containers[0].Lifecycle = nil, nil
+		})
+		Eventually(condition(ns, "plain", webappv1.ConditionReady), timeout, interval).
+			Should(HaveField("Message", HaveSuffix(status.TemplateHeldNote)))
+		Expect(getDeployment(ns, "plain")(Default).Spec.Template.Spec.Containers[0].Lifecycle).To(BeNil())
+
+		Eventually(func(g Gomega) {
+			app := fetch(ns, "plain")
+			app.Spec.Env = []webappv1.EnvVar{{Name: "MODE", Value: "blue"}}
+			g.Expect(k8sClient.Update(ctx, app)).To(Succeed())
+		}, timeout, interval).Should(Succeed())
+		Eventually(func(g Gomega) {
+			pod := getDeployment(ns, "plain")(g).Spec.Template.Spec
+			g.Expect(pod.Containers[0].Lifecycle).To(Equal(&corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{
+				Sleep: &corev1.SleepAction{Seconds: resources.PreStopPause}}}))
+			g.Expect(pod.TerminationGracePeriodSeconds).To(Equal(ptr.To[int64](resources.PreStopPause + 30)))
+		}, timeout, interval).Should(Succeed())
+	})
 })
 
+// annotated is an earlier operator's template that also had an annotation.
+func annotated(t *corev1ac.PodTemplateSpecApplyConfiguration) {
+	t.WithAnnotations(map[string]string{"example.com/rendered-by": "an earlier operator"})
+}
+
 // playEarlierOperator applies, as the operator's field manager, the Deployment that a version of
-// the operator that also set a pod template annotation would have rendered for the WebApp as it
+// the operator that rendered the template as earlier does would have rendered for the WebApp as it
 // is, stamped as that version would stamp it.
-func playEarlierOperator(ns, name string) {
+func playEarlierOperator(ns, name string, earlier func(*corev1ac.PodTemplateSpecApplyConfiguration)) {
 	GinkgoHelper()
 	app := fetch(ns, name)
 	desired, err := resources.Deployment.Desired(app)
 	Expect(err).NotTo(HaveOccurred())
 	d := desired.(*appsv1ac.DeploymentApplyConfiguration)
-	d.Spec.Template.WithAnnotations(map[string]string{"example.com/rendered-by": "an earlier operator"})
+	earlier(d.Spec.Template)
 	inputs, err := resources.TemplateInputs(app, "")
 	Expect(err).NotTo(HaveOccurred())
 	Expect(resources.StampTemplate(d, inputs)).To(Succeed())
 	Expect(k8sClient.Apply(ctx, d, client.FieldOwner(resources.FieldOwner), client.ForceOwnership)).To(Succeed())
 	Eventually(func(g Gomega) map[string]string {
-		return getDeployment(ns, name)(g).Spec.Template.Annotations
-	}, timeout, interval).Should(HaveKey("example.com/rendered-by"))
+		return getDeployment(ns, name)(g).Annotations
+	}, timeout, interval).Should(HaveKeyWithValue(resources.TemplateAnnotation, d.Annotations[resources.TemplateAnnotation]))
 	playDeploymentController(ns, name)
 }
 

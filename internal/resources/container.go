@@ -50,9 +50,6 @@ func mainContainer(app *webappv1.WebApp) (*corev1ac.ContainerApplyConfiguration,
 		c.WithVolumeMounts(m)
 	}
 	probes(c, app)
-	if l := app.Spec.Lifecycle; l != nil && l.PreStop != nil {
-		c.WithLifecycle(corev1ac.Lifecycle().WithPreStop(handler(l.PreStop)))
-	}
 	return c.WithSecurityContext(containerSecurityContext(app.Spec.Security)), nil
 }
 

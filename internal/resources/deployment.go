@@ -6,6 +6,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/utils/ptr"
@@ -83,16 +84,23 @@ func renderDeployment(app *webappv1.WebApp) (*appsv1ac.DeploymentApplyConfigurat
 	if app.Spec.Paused {
 		spec.WithPaused(true)
 	}
-	if s := app.Spec.Strategy; s != nil && (s.MaxSurge != nil || s.MaxUnavailable != nil) {
-		rolling := appsv1ac.RollingUpdateDeployment()
-		if s.MaxSurge != nil {
-			rolling.WithMaxSurge(*s.MaxSurge)
-		}
-		if s.MaxUnavailable != nil {
-			rolling.WithMaxUnavailable(*s.MaxUnavailable)
-		}
-		spec.WithStrategy(appsv1ac.DeploymentStrategy().WithType(appsv1.RollingUpdateDeploymentStrategyType).WithRollingUpdate(rolling))
+	// A rollout starts new pods before it stops old ones (maxUnavailable 0, with Kubernetes' surge of
+	// 25%, at least one pod), so fewer pods than replicas never serve, unless the WebApp says
+	// otherwise. A WebApp that forbids a surge keeps Kubernetes' maxUnavailable: with both 0 a
+	// rollout could not progress.
+	s := ptr.Deref(app.Spec.Strategy, webappv1.RolloutStrategy{})
+	rolling := appsv1ac.RollingUpdateDeployment()
+	if s.MaxSurge != nil {
+		rolling.WithMaxSurge(*s.MaxSurge)
 	}
+	surge, _ := intstr.GetScaledValueFromIntOrPercent(s.MaxSurge, 100, true)
+	switch {
+	case s.MaxUnavailable != nil:
+		rolling.WithMaxUnavailable(*s.MaxUnavailable)
+	case s.MaxSurge == nil || surge > 0:
+		rolling.WithMaxUnavailable(intstr.FromInt32(0))
+	}
+	spec.WithStrategy(appsv1ac.DeploymentStrategy().WithType(appsv1.RollingUpdateDeploymentStrategyType).WithRollingUpdate(rolling))
 	return appsv1ac.Deployment(app.Name, app.Namespace).
 		WithLabels(objectLabels(app)).
 		WithOwnerReferences(ownerReference(app)).

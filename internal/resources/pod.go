@@ -53,6 +53,8 @@ func podSpec(app *webappv1.WebApp) (*corev1ac.PodSpecApplyConfiguration, error) 
 	if err != nil {
 		return nil, err
 	}
+	// before WithContainers, which copies main
+	grace := stopping(main, ptr.Deref(app.Spec.Lifecycle, webappv1.Lifecycle{}))
 	spec := corev1ac.PodSpec().
 		WithContainers(main).
 		WithSecurityContext(podSecurityContext(app.Spec.Security)).
@@ -87,11 +89,41 @@ func podSpec(app *webappv1.WebApp) (*corev1ac.PodSpecApplyConfiguration, error) 
 	for _, s := range app.Spec.ImagePullSecrets {
 		spec.WithImagePullSecrets(corev1ac.LocalObjectReference().WithName(s.Name))
 	}
-	if l := app.Spec.Lifecycle; l != nil && l.TerminationGracePeriodSeconds != nil {
-		spec.WithTerminationGracePeriodSeconds(*l.TerminationGracePeriodSeconds)
+	if grace != nil {
+		spec.WithTerminationGracePeriodSeconds(*grace)
 	}
 	schedule(spec, app)
 	return spec, nil
+}
+
+const (
+	// PreStopPause is how long the app container keeps serving, by default, once its pod is stopping
+	// and before it gets SIGTERM: kube-proxy and the gateway still send it requests for a moment
+	// (docs/zero-downtime.md measures how long).
+	PreStopPause = 5
+	// drainSeconds is the app's time to drain after SIGTERM: Kubernetes' default grace period.
+	drainSeconds = 30
+)
+
+// stopping renders how main stops, and returns the pod's grace period: l's preStop action and grace
+// period, else a PreStopPause sleep (no longer than the grace period l sets, none for 0) and a grace
+// period that adds the app's drain to the pause. The sleep action needs no command in the image; it
+// is on by default from Kubernetes 1.30, older than any API server the bundle installs on
+// (minKubeVersion).
+func stopping(main *corev1ac.ContainerApplyConfiguration, l webappv1.Lifecycle) *int64 {
+	if l.PreStop == nil {
+		pause := min(PreStopPause, ptr.Deref(l.TerminationGracePeriodSeconds, PreStopPause))
+		if pause > 0 {
+			l.PreStop = &webappv1.Handler{SleepSeconds: &pause}
+		}
+	}
+	if l.PreStop != nil {
+		main.WithLifecycle(corev1ac.Lifecycle().WithPreStop(handler(l.PreStop)))
+	}
+	if l.TerminationGracePeriodSeconds == nil && l.PreStop.SleepSeconds != nil {
+		return ptr.To(*l.PreStop.SleepSeconds + drainSeconds)
+	}
+	return l.TerminationGracePeriodSeconds
 }
 
 // podSecurityContext runs the pods as non-root with the runtime's default seccomp profile. The

@@ -198,13 +198,11 @@ func TestPodSpec(t *testing.T) {
 			expect(t, "history", d.Spec.RevisionHistoryLimit, ptr.To[int32](3))
 		},
 	}, {
-		name: "a minimal WebApp leaves the Deployment's own defaults alone",
+		name: "a minimal WebApp leaves the Deployment's own defaults alone, but for stopping (TestLifecycle, TestStrategy)",
 		app:  newApp(nil),
 		check: func(t *testing.T, d *appsv1.Deployment) {
 			pod := d.Spec.Template.Spec
-			expect(t, "strategy", d.Spec.Strategy, appsv1.DeploymentStrategy{})
 			expect(t, "history", d.Spec.RevisionHistoryLimit, (*int32)(nil))
-			expect(t, "grace", pod.TerminationGracePeriodSeconds, (*int64)(nil))
 			expect(t, "volumes", pod.Volumes, []corev1.Volume(nil))
 			expect(t, "init containers", pod.InitContainers, []corev1.Container(nil))
 			expect(t, "service account", pod.ServiceAccountName, "")
@@ -226,4 +224,34 @@ func TestVolumeWithoutSourceIsAnError(t *testing.T) {
 		t.Fatal("a volume without a source rendered")
 	}
 	expect(t, "message", err.Error(), `spec.volumes[0]: volume "v" has no source`)
+}
+
+// Unless the WebApp says otherwise, a rollout never has fewer available pods than replicas: it
+// surges first (maxUnavailable 0, Kubernetes' maxSurge). A WebApp that forbids a surge keeps
+// Kubernetes' maxUnavailable, since both 0 cannot progress.
+func TestStrategy(t *testing.T) {
+	n, pct := intstr.FromInt32, intstr.FromString
+	tests := []struct {
+		name     string
+		strategy *webappv1.RolloutStrategy
+		want     appsv1.RollingUpdateDeployment
+	}{
+		{name: "none: surge, never below replicas", want: appsv1.RollingUpdateDeployment{MaxUnavailable: ptr.To(n(0))}},
+		{name: "a surge: never below replicas", strategy: &webappv1.RolloutStrategy{MaxSurge: ptr.To(pct("50%"))},
+			want: appsv1.RollingUpdateDeployment{MaxSurge: ptr.To(pct("50%")), MaxUnavailable: ptr.To(n(0))}},
+		{name: "no surge: Kubernetes' maxUnavailable", strategy: &webappv1.RolloutStrategy{MaxSurge: ptr.To(n(0))},
+			want: appsv1.RollingUpdateDeployment{MaxSurge: ptr.To(n(0))}},
+		{name: "no surge, in percent", strategy: &webappv1.RolloutStrategy{MaxSurge: ptr.To(pct("0%"))},
+			want: appsv1.RollingUpdateDeployment{MaxSurge: ptr.To(pct("0%"))}},
+		{name: "maxUnavailable: the WebApp's", strategy: &webappv1.RolloutStrategy{MaxUnavailable: ptr.To(pct("25%"))},
+			want: appsv1.RollingUpdateDeployment{MaxUnavailable: ptr.To(pct("25%"))}},
+		{name: "both: the WebApp's", strategy: &webappv1.RolloutStrategy{MaxSurge: ptr.To(n(0)), MaxUnavailable: ptr.To(n(1))},
+			want: appsv1.RollingUpdateDeployment{MaxSurge: ptr.To(n(0)), MaxUnavailable: ptr.To(n(1))}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := deployment(t, newApp(func(a *webappv1.WebApp) { a.Spec.Strategy = tt.strategy }))
+			expect(t, "strategy", d.Spec.Strategy, appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType, RollingUpdate: &tt.want})
+		})
+	}
 }

@@ -59,18 +59,31 @@ func TestProbes(t *testing.T) {
 	}
 }
 
+// Unless the WebApp says otherwise, the app pauses before SIGTERM while the endpoints forget it,
+// and the grace period adds the app's drain to the pause.
 func TestLifecycle(t *testing.T) {
+	sleep := func(s int64) *corev1.LifecycleHandler {
+		return &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: s}}
+	}
 	tests := []struct {
 		name      string
 		lifecycle *webappv1.Lifecycle
 		wantStop  *corev1.LifecycleHandler
 		wantGrace *int64
 	}{
-		{name: "none"},
-		{name: "a pause, and more time to stop", lifecycle: &webappv1.Lifecycle{PreStop: &webappv1.Handler{SleepSeconds: ptr.To[int64](5)},
+		{name: "none: the default pause, and the drain after it", wantStop: sleep(PreStopPause), wantGrace: ptr.To[int64](35)},
+		{name: "a pause, and more time to stop", lifecycle: &webappv1.Lifecycle{PreStop: &webappv1.Handler{SleepSeconds: ptr.To[int64](2)},
 			TerminationGracePeriodSeconds: ptr.To[int64](60)},
-			wantStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: 5}}, wantGrace: ptr.To[int64](60)},
-		{name: "a command", lifecycle: &webappv1.Lifecycle{PreStop: &webappv1.Handler{Exec: &webappv1.ExecAction{Command: []string{"/drain"}}}},
+			wantStop: sleep(2), wantGrace: ptr.To[int64](60)},
+		{name: "a pause: the drain after it", lifecycle: &webappv1.Lifecycle{PreStop: &webappv1.Handler{SleepSeconds: ptr.To[int64](20)}},
+			wantStop: sleep(20), wantGrace: ptr.To[int64](50)},
+		{name: "more time to stop: the default pause", lifecycle: &webappv1.Lifecycle{TerminationGracePeriodSeconds: ptr.To[int64](90)},
+			wantStop: sleep(PreStopPause), wantGrace: ptr.To[int64](90)},
+		{name: "less time to stop than the pause: the pause fits", lifecycle: &webappv1.Lifecycle{TerminationGracePeriodSeconds: ptr.To[int64](3)},
+			wantStop: sleep(3), wantGrace: ptr.To[int64](3)},
+		{name: "no time to stop: no pause", lifecycle: &webappv1.Lifecycle{TerminationGracePeriodSeconds: ptr.To[int64](0)},
+			wantGrace: ptr.To[int64](0)},
+		{name: "a command: Kubernetes' grace period", lifecycle: &webappv1.Lifecycle{PreStop: &webappv1.Handler{Exec: &webappv1.ExecAction{Command: []string{"/drain"}}}},
 			wantStop: &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{"/drain"}}}},
 		{name: "a request to the main port", lifecycle: &webappv1.Lifecycle{PreStop: &webappv1.Handler{HTTPGet: &webappv1.HTTPGetAction{Path: "/drain"}}},
 			wantStop: &corev1.LifecycleHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/drain", Port: intstr.FromString(PortName)}}},
@@ -84,6 +97,9 @@ func TestLifecycle(t *testing.T) {
 			}
 			expect(t, "preStop", got, tt.wantStop)
 			expect(t, "grace", pod.TerminationGracePeriodSeconds, tt.wantGrace)
+			for _, c := range append(pod.InitContainers, pod.Containers[1:]...) {
+				expect(t, c.Name+" lifecycle", c.Lifecycle, (*corev1.Lifecycle)(nil))
+			}
 		})
 	}
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"os/exec"
 	"sync"
 	"time"
 
@@ -17,12 +18,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/status"
 	"github.com/webapp-operator/webapp-operator/test/framework"
 )
 
 // A WebApp with three replicas gets a PodDisruptionBudget that lets one pod go at a time: of two
 // evictions sent together (a node drain), the API server grants one and refuses the other, and the
-// app keeps answering throughout.
+// app keeps answering throughout, with no lifecycle settings of its own.
 var _ = Describe("The PodDisruptionBudget of a WebApp with three replicas", Ordered, func() {
 	var ns string
 	const name = "shop"
@@ -52,8 +54,6 @@ var _ = Describe("The PodDisruptionBudget of a WebApp with three replicas", Orde
 				Probes: &webappv1.Probes{Readiness: &webappv1.Probe{
 					HTTPGet: &webappv1.HTTPGetAction{Path: "/ready"}, PeriodSeconds: ptr.To[int32](1),
 					InitialDelaySeconds: ptr.To[int32](8)}},
-				// the endpoints drop an evicted pod a moment after it starts stopping: the pause covers it
-				Lifecycle: &webappv1.Lifecycle{PreStop: &webappv1.Handler{SleepSeconds: ptr.To[int64](3)}},
 			},
 		})).To(Succeed())
 		ready := func() {
@@ -121,3 +121,202 @@ var _ = Describe("The PodDisruptionBudget of a WebApp with three replicas", Orde
 		Expect(ok).To(BeNumerically(">", 100))
 	})
 })
+
+// Zero downtime by default: a WebApp with no lifecycle or strategy settings goes through every
+// voluntary disruption without a failed request, through its Service and through the gateway. The
+// disruptions run in sequence on one WebApp, each with its own pair of probers; the first also
+// measures how long after a pod starts stopping each path still sends it requests. A disruption that
+// fails a request does not stop the ones after it: each ends settled, and each count is reported.
+var _ = Describe("Zero downtime by default", Ordered, ContinueOnFailure, func() {
+	const name, host = "shop", "zd.e2e.example"
+	var ns string
+	shopPods := client.MatchingLabels{"app.kubernetes.io/instance": name}
+	pods := func() []corev1.Pod {
+		GinkgoHelper()
+		list := &corev1.PodList{}
+		Expect(k8s.List(ctx, list, client.InNamespace(ns), shopPods)).To(Succeed())
+		return list.Items
+	}
+
+	BeforeAll(func() {
+		ns = gatewayNamespace("e2e-zd-")
+		Eventually(func() error {
+			return k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, &corev1.ServiceAccount{})
+		}).Should(Succeed())
+		Expect(k8s.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop-config"},
+			Data: map[string]string{"GREETING": "hello"}})).To(Succeed())
+		Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop-secret"},
+			StringData: map[string]string{"TOKEN": "one"}})).To(Succeed())
+		// the README's example, with its configuration read through envFrom and a route
+		Expect(k8s.Create(ctx, &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: webappv1.WebAppSpec{Image: demoImage + ":v1", Replicas: ptr.To[int32](3),
+				HealthCheck: &webappv1.HealthCheck{Path: "/healthz"},
+				EnvFrom: []webappv1.EnvFromSource{
+					{ConfigMapRef: &webappv1.ObjectReference{Name: "shop-config"}},
+					{SecretRef: &webappv1.ObjectReference{Name: "shop-secret"}}},
+				Route: &webappv1.Route{Hostnames: []string{host},
+					ParentRefs: []webappv1.RouteParentRef{{Name: "web", Namespace: "traefik", SectionName: "http"}}}}})).
+			To(Succeed())
+		expectReadyAt(ns, name, status.ReasonRoutePending, "http://"+host+"/")
+	})
+
+	// disrupt runs act with a prober on the Service and one on the gateway route, waits until the
+	// WebApp is Ready with replicas pods, none stopping and, when replaced, none of those before, and
+	// requires no failed request on either path. act and the spec after it read the probers (svc, gw).
+	var svc, gw *framework.Prober
+	disrupt := func(what string, replicas int32, replaced bool, act func()) {
+		GinkgoHelper()
+		By(what)
+		var err error
+		svc, err = framework.StartProber(nodeHTTP, shopURL(ns)+"/", 20*time.Millisecond)
+		Expect(err).NotTo(HaveOccurred())
+		gw, err = framework.StartProberHost(nodeHTTP, gatewayURL+"/", host, 20*time.Millisecond)
+		Expect(err).NotTo(HaveOccurred())
+		before := map[string]bool{}
+		for _, p := range pods() {
+			before[p.Name] = true
+		}
+		act()
+		Eventually(func(g Gomega) {
+			wa := &webappv1.WebApp{}
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, wa)).To(Succeed())
+			c := meta.FindStatusCondition(wa.Status.Conditions, webappv1.ConditionReady)
+			g.Expect(c).NotTo(BeNil())
+			g.Expect(c.ObservedGeneration).To(Equal(wa.Generation))
+			g.Expect(c.Status).To(Equal(metav1.ConditionTrue), "%s: %s", c.Reason, c.Message)
+			g.Expect(wa.Status.AvailableReplicas).To(Equal(replicas))
+			list := &corev1.PodList{}
+			g.Expect(k8s.List(ctx, list, client.InNamespace(ns), shopPods)).To(Succeed())
+			g.Expect(list.Items).To(HaveLen(int(replicas)), "stopping pods are gone")
+			for _, p := range list.Items {
+				g.Expect(p.DeletionTimestamp).To(BeNil(), "pod %s is stopping", p.Name)
+				g.Expect(replaced && before[p.Name]).To(BeFalse(), "pod %s is replaced", p.Name)
+			}
+		}).Should(Succeed())
+		failed := map[string]int{}
+		for path, p := range map[string]*framework.Prober{"the Service": svc, "the gateway": gw} {
+			ok, n, first := p.Stop()
+			failed[path] = n
+			AddReportEntry(fmt.Sprintf("%s, through %s", what, path), fmt.Sprintf("%d answered, %d failed %v", ok, n, first))
+			By(fmt.Sprintf("through %s: %d requests answered, %d failed %v", path, ok, n, first))
+			Expect(ok).To(BeNumerically(">", 50))
+		}
+		Expect(failed).To(Equal(map[string]int{"the Service": 0, "the gateway": 0}), "failed requests")
+	}
+	update := func(obj client.Object, change func()) {
+		GinkgoHelper()
+		Eventually(func() error {
+			if err := k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+				return err
+			}
+			change()
+			return k8s.Update(ctx, obj)
+		}).Should(Succeed())
+	}
+	webApp := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	BeforeAll(func() { webApp.Namespace = ns })
+
+	It("deletes a pod: both paths stop sending it requests within the default pause", func() {
+		var victim string
+		var deleted time.Time
+		disrupt("a pod deleted", 3, false, func() {
+			p := pods()[0]
+			victim = p.Name
+			Eventually(func() []time.Time { return []time.Time{svc.LastServed(victim), gw.LastServed(victim)} }).
+				ShouldNot(ContainElement(BeZero()), "both paths send the pod requests before it stops")
+			deleted = time.Now()
+			Expect(k8s.Delete(ctx, &p)).To(Succeed())
+		})
+		for path, p := range map[string]*framework.Prober{"the Service (kube-proxy)": svc, "the gateway (Traefik)": gw} {
+			after := max(0, p.LastServed(victim).Sub(deleted)).Round(time.Millisecond)
+			AddReportEntry("a stopping pod's last request through "+path, after.String())
+			By(fmt.Sprintf("%s sent the stopping pod its last request %v after its deletion", path, after))
+		}
+	})
+
+	It("changes the image", func() {
+		disrupt("an image change", 3, true, func() { update(webApp, func() { webApp.Spec.Image = demoImage + ":v2" }) })
+	})
+
+	It("changes the ConfigMap the pods read through envFrom", func() {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop-config"}}
+		disrupt("a ConfigMap change", 3, true, func() { update(cm, func() { cm.Data["GREETING"] = "bonjour" }) })
+	})
+
+	It("changes the Secret the pods read through envFrom", func() {
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop-secret"}}
+		disrupt("a Secret change", 3, true, func() { update(secret, func() { secret.Data["TOKEN"] = []byte("two") }) })
+	})
+
+	It("restarts the pods as kubectl rollout restart does", func() {
+		disrupt("kubectl rollout restart", 3, true, func() {
+			out, err := exec.Command(kubectl, "-n", ns, "rollout", "restart", "deployment/"+name).CombinedOutput()
+			Expect(err).NotTo(HaveOccurred(), "%s", out)
+		})
+	})
+
+	It("rolls out a new image while the operator pod is killed again and again", func() {
+		disrupt("an image change, the operator killed three times", 3, true, func() {
+			update(webApp, func() { webApp.Spec.Image = demoImage + ":v1" })
+			for range 3 {
+				Eventually(func(g Gomega) {
+					list := &corev1.PodList{}
+					g.Expect(k8s.List(ctx, list, client.InNamespace(operatorNamespace),
+						client.MatchingLabels{"control-plane": "controller-manager"})).To(Succeed())
+					killed := 0
+					for i := range list.Items {
+						if p := &list.Items[i]; p.DeletionTimestamp == nil && isReady(p) {
+							// as kubectl delete does: the stopping operator hands its lease over
+							g.Expect(k8s.Delete(ctx, p)).To(Succeed())
+							killed++
+						}
+					}
+					g.Expect(killed).To(BeNumerically(">", 0), "a Ready operator pod to kill")
+				}).Should(Succeed())
+			}
+		})
+	})
+
+	It("drains every pod through the eviction API, as kubectl drain does, within the budget", func() {
+		refused := 0
+		disrupt("every pod evicted", 3, true, func() {
+			var mu sync.Mutex
+			var wg sync.WaitGroup
+			for _, p := range pods() {
+				wg.Add(1)
+				go func() {
+					defer GinkgoRecover()
+					defer wg.Done()
+					// kubectl drain retries an eviction the budget refuses until it is granted
+					Eventually(func() error {
+						err := k8s.SubResource("eviction").Create(ctx, &p, &policyv1.Eviction{
+							ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: p.Name}})
+						if apierrors.IsTooManyRequests(err) {
+							mu.Lock()
+							refused++
+							mu.Unlock()
+						}
+						return err
+					}).WithPolling(time.Second).Should(Succeed())
+				}()
+			}
+			wg.Wait()
+		})
+		Expect(refused).To(BeNumerically(">", 0), "the budget held some evictions back")
+	})
+
+	It("scales down", func() {
+		disrupt("a scale-down from 3 to 1", 1, false, func() {
+			update(webApp, func() { webApp.Spec.Replicas = ptr.To[int32](1) })
+		})
+	})
+})
+
+func isReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
