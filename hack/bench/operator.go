@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/webapp-operator/webapp-operator/internal/testenv"
 	"github.com/webapp-operator/webapp-operator/test/framework"
 )
 
@@ -33,7 +34,7 @@ type operatorSettings struct {
 
 // startOperator runs the operator, logging to dir/name.log, and waits until it is ready.
 func startOperator(ctx context.Context, bin, kubeconfig, dir, name string, s operatorSettings) (*operatorProc, error) {
-	pprofPort, err := framework.FreePort()
+	pprofPort, err := testenv.FreePort()
 	if err != nil {
 		return nil, err
 	}

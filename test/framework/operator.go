@@ -2,11 +2,12 @@ package framework
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+
+	"github.com/webapp-operator/webapp-operator/internal/testenv"
 )
 
 // BuildOperator builds the operator's binary (cmd/) into dir and returns its path.
@@ -30,11 +31,11 @@ type OperatorProcess struct {
 // StartOperator runs bin against the cluster of kubeconfig, logging to dir/name.log, with env added to
 // its environment and args to the metrics and probe flags.
 func StartOperator(bin, kubeconfig, dir, name string, env []string, args ...string) (*OperatorProcess, error) {
-	metrics, err := FreePort()
+	metrics, err := testenv.FreePort()
 	if err != nil {
 		return nil, err
 	}
-	probes, err := FreePort()
+	probes, err := testenv.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -54,14 +55,4 @@ func StartOperator(bin, kubeconfig, dir, name string, env []string, args ...stri
 func (p *OperatorProcess) Log() string {
 	data, _ := os.ReadFile(p.LogPath())
 	return string(data)
-}
-
-// FreePort asks the kernel for a free loopback port.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
