@@ -78,8 +78,8 @@ vet: ## Run go vet on every module.
 	go vet $(GO_PACKAGES)
 
 .PHONY: test
-test: manifests generate fmt vet envtest-assets gateway-api-crds prometheus-operator-crds scorecard-test crdify ## Run unit, bundle and integration (envtest) tests.
-	KUBEBUILDER_ASSETS="$$($(MAKE) -s envtest-assets)" SCORECARD_TEST=$(SCORECARD_TEST) CRDIFY=$(CRDIFY) \
+test: manifests generate fmt vet envtest-assets gateway-api-crds prometheus-operator-crds scorecard-test ## Run unit, bundle and integration (envtest) tests.
+	KUBEBUILDER_ASSETS="$$($(MAKE) -s envtest-assets)" SCORECARD_TEST=$(SCORECARD_TEST) \
 		GATEWAY_API_CRDS="$$($(MAKE) -s gateway-api-crds)" PROMETHEUS_OPERATOR_CRDS="$$($(MAKE) -s prometheus-operator-crds)" \
 		SOURCE_TREE_ID="$$($(SOURCE_TREE_ID))" go test $(TEST_PACKAGES) -coverprofile cover.out
 	@# its own module, outside go.work (docs/observability.md says why)

@@ -28,10 +28,36 @@ func field(crd object, name string) object {
 	return spec(crd)["properties"].(object)[name].(object)
 }
 
+// withVersion adds a served version v1beta1 to crd, a copy of v1alpha1 whose port has a new CEL
+// rule, converted by a webhook or not, and returns crd.
+func withVersion(crd object, webhook bool) object {
+	var copied object
+	if err := yaml.Unmarshal(must(yaml.Marshal(crd)), &copied); err != nil {
+		panic(err)
+	}
+	field(copied, "port")["x-kubernetes-validations"] = []any{object{"rule": "self != 22", "message": "not ssh"}}
+	v := copied["spec"].(object)["versions"].([]any)[0].(object)
+	v["name"], v["storage"] = "v1beta1", false
+	s := crd["spec"].(object)
+	s["versions"] = append(s["versions"].([]any), v)
+	if webhook {
+		s["conversion"] = object{"strategy": "Webhook", "webhook": object{"conversionReviewVersions": []any{"v1"},
+			"clientConfig": object{"service": object{"name": "webapp-operator-webhook", "namespace": "webapp-operator-system"}}}}
+	}
+	return crd
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
 func TestUpgradeSafety(t *testing.T) {
 	bin := os.Getenv("CRDIFY")
 	if bin == "" {
-		t.Skip("CRDIFY is not set (make verify-bundle and make test set it)")
+		t.Skip("CRDIFY is not set (make verify-bundle sets it)")
 	}
 	raw, err := os.ReadFile(bundleCRD)
 	if err != nil {
@@ -40,25 +66,32 @@ func TestUpgradeSafety(t *testing.T) {
 	tests := []struct {
 		name   string
 		change func(crd object)
-		// refusedBy is the comparator that must refuse the change; empty: the change is accepted.
+		// refusedBy names the comparator that must refuse the change (and the field, for a property
+		// comparator) as crdify reports it; empty: the change is accepted.
 		refusedBy string
 	}{
 		{"a new CEL rule on an existing field", func(crd object) {
 			field(crd, "port")["x-kubernetes-validations"] = []any{object{"rule": "self != 22", "message": "not ssh"}}
-		}, "unhandled"},
+		}, "^.spec.port - unhandled"},
 		{"a changed CEL rule on an existing field", func(crd object) {
 			rule := field(crd, "image")["x-kubernetes-validations"].([]any)[0].(object)
 			rule["rule"] = rule["rule"].(string) + " && !self.startsWith('-')"
-		}, "unhandled"},
+		}, "^.spec.image - unhandled"},
 		{"a removed field", func(crd object) {
 			delete(spec(crd)["properties"].(object), "paused")
 		}, "existingFieldRemoval"},
 		{"a new default on an existing field", func(crd object) {
 			field(crd, "progressDeadlineSeconds")["default"] = 600
-		}, "default"},
+		}, "^.spec.progressDeadlineSeconds - default"},
 		{"a new optional field", func(crd object) {
 			spec(crd)["properties"].(object)["priorityClassName"] = object{"type": "string", "description": "new"}
 		}, ""},
+		{"a new optional field with its own CEL rule", func(crd object) {
+			spec(crd)["properties"].(object)["priorityClassName"] = object{"type": "string",
+				"x-kubernetes-validations": []any{object{"rule": "self != ''", "message": "empty"}}}
+		}, ""},
+		{"a new version with a new CEL rule, no conversion webhook", func(crd object) { withVersion(crd, false) }, "v1alpha1 -> v1beta1 - ^.spec.port - unhandled"},
+		{"a new version with a new CEL rule and a conversion webhook", func(crd object) { withVersion(crd, true) }, ""},
 		{"a new value of an enum", func(crd object) {
 			protocol := field(crd, "ports")["items"].(object)["properties"].(object)["protocol"].(object)
 			protocol["enum"] = append(protocol["enum"].([]any), "HTTP3")
