@@ -83,6 +83,12 @@ func TestUpgradeSafety(t *testing.T) {
 		{"a new default on an existing field", func(crd object) {
 			field(crd, "progressDeadlineSeconds")["default"] = 600
 		}, "^.spec.progressDeadlineSeconds - default"},
+		{"a narrower bound on an existing field", func(crd object) {
+			field(crd, "replicas")["maximum"] = 100
+		}, "^.spec.replicas - maximum"},
+		{"an existing field made required", func(crd object) {
+			spec(crd)["required"] = append(spec(crd)["required"].([]any), "port")
+		}, "^.spec - required"},
 		{"a new optional field", func(crd object) {
 			spec(crd)["properties"].(object)["priorityClassName"] = object{"type": "string", "description": "new"}
 		}, ""},
