@@ -72,7 +72,7 @@ $(GOLANGCI_LINT): $(TOOLS_MOD) | $(LOCALBIN)
 OPERATOR_SDK_PKG := github.com/operator-framework/operator-sdk
 OPERATOR_SDK_LDFLAGS := -X '$(OPERATOR_SDK_PKG)/internal/version.Version=$(OPERATOR_SDK_VERSION)' \
 	-X '$(OPERATOR_SDK_PKG)/internal/version.GitVersion=$(OPERATOR_SDK_VERSION)' \
-	-X '$(OPERATOR_SDK_PKG)/internal/version.GitCommit=6001c29067051e1a04e829ea033988b904d1845e' \
+	-X '$(OPERATOR_SDK_PKG)/internal/version.GitCommit=2016cae87253bef07444dd47c463bdbb27c44c48' \
 	-X '$(OPERATOR_SDK_PKG)/internal/version.KubernetesVersion=v1.33.1' \
 	-X '$(OPERATOR_SDK_PKG)/internal/version.ImageVersion=$(OPERATOR_SDK_VERSION)'
 $(OPERATOR_SDK): $(SDK_MOD) | $(LOCALBIN)
