@@ -29,8 +29,8 @@ func field(crd object, name string) object {
 }
 
 // withVersion adds a served version v1beta1 to crd, a copy of v1alpha1 whose port has a new CEL
-// rule, converted by a webhook or not, and returns crd.
-func withVersion(crd object, webhook bool) object {
+// rule, converted by a webhook or not.
+func withVersion(crd object, webhook bool) {
 	var copied object
 	if err := yaml.Unmarshal(must(yaml.Marshal(crd)), &copied); err != nil {
 		panic(err)
@@ -44,7 +44,6 @@ func withVersion(crd object, webhook bool) object {
 		s["conversion"] = object{"strategy": "Webhook", "webhook": object{"conversionReviewVersions": []any{"v1"},
 			"clientConfig": object{"service": object{"name": "webapp-operator-webhook", "namespace": "webapp-operator-system"}}}}
 	}
-	return crd
 }
 
 func must(b []byte, err error) []byte {
@@ -96,7 +95,9 @@ func TestUpgradeSafety(t *testing.T) {
 			spec(crd)["properties"].(object)["priorityClassName"] = object{"type": "string",
 				"x-kubernetes-validations": []any{object{"rule": "self != ''", "message": "empty"}}}
 		}, ""},
-		{"a new version with a new CEL rule, no conversion webhook", func(crd object) { withVersion(crd, false) }, "v1alpha1 -> v1beta1 - ^.spec.port - unhandled"},
+		{"a new version with a new CEL rule, no conversion webhook", func(crd object) {
+			withVersion(crd, false)
+		}, "v1alpha1 -> v1beta1 - ^.spec.port - unhandled"},
 		{"a new version with a new CEL rule and a conversion webhook", func(crd object) { withVersion(crd, true) }, ""},
 		{"a new value of an enum", func(crd object) {
 			protocol := field(crd, "ports")["items"].(object)["properties"].(object)["protocol"].(object)

@@ -34,9 +34,8 @@ func TestAPIServerRatchetsANewRule(t *testing.T) {
 	}
 	ctx := context.Background()
 	webapp := func(name string, port int64) *unstructured.Unstructured {
-		u := &unstructured.Unstructured{Object: object{"apiVersion": "apps.webapp-operator.io/v1alpha1", "kind": "WebApp",
+		return &unstructured.Unstructured{Object: object{"apiVersion": "apps.webapp-operator.io/v1alpha1", "kind": "WebApp",
 			"metadata": object{"name": name, "namespace": "default"}, "spec": object{"image": "nginx", "port": port}}}
-		return u
 	}
 	old := webapp("old", 22)
 	if err := c.Create(ctx, old); err != nil {
@@ -54,10 +53,12 @@ func TestAPIServerRatchetsANewRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	// the new rule is in force once a new WebApp on port 22 is refused
-	for deadline := time.Now().Add(30 * time.Second); c.Create(ctx, webapp("new", 22), client.DryRunAll) == nil; time.Sleep(200 * time.Millisecond) {
+	deadline := time.Now().Add(30 * time.Second)
+	for c.Create(ctx, webapp("new", 22), client.DryRunAll) == nil {
 		if time.Now().After(deadline) {
 			t.Fatal("the new rule is not enforced after 30 s")
 		}
+		time.Sleep(200 * time.Millisecond)
 	}
 
 	if err := unstructured.SetNestedField(old.Object, int64(3), "spec", "replicas"); err != nil {
