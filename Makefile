@@ -236,8 +236,19 @@ bundle-validate: operator-sdk ## Validate bundle/ with operator-sdk, including t
 	$(OPERATOR_SDK) bundle validate ./$(BUNDLE_DIR) --select-optional suite=operatorframework
 
 .PHONY: verify-bundle
-verify-bundle: bundle ## Fail when the committed bundle differs from what `make bundle` generates.
+verify-bundle: bundle crd-upgrade-safety ## Fail when the committed bundle differs from what `make bundle` generates, or OLM v1 would refuse to upgrade to its CRD.
 	@git diff --exit-code -- bundle bundle.Dockerfile config || { echo "bundle/ is stale: run 'make bundle' and commit"; exit 1; }
+
+# The CRD upgrade-safety gate (docs/development.md): OLM v1 refuses an upgrade whose CRD change crdify
+# does not prove safe, so a release must pass crdify, with OLM v1's settings, from the CRD users have.
+CRD_RELEASED ?= hack/crdify/release-0.1.0.yaml
+CRD_FILE := $(BUNDLE_DIR)/manifests/apps.webapp-operator.io_webapps.yaml
+
+.PHONY: crd-upgrade-safety
+crd-upgrade-safety: crdify ## Check the CRD upgrade from the last release to bundle/ as OLM v1 does (crdify), and the check's fixtures.
+	$(CRDIFY) --config hack/crdify/config.yaml file://$(CRD_RELEASED) file://$(CRD_FILE)
+	@echo "crdify: upgrading the CRD from $(CRD_RELEASED) to $(CRD_FILE) is safe for OLM v1"
+	CRDIFY=$(CRDIFY) go test ./hack/crdify -count=1 -run TestUpgradeSafety
 
 .PHONY: scorecard-local
 scorecard-local: scorecard-test ## Run the six built-in scorecard tests on bundle/ without a cluster; prints a table.

@@ -133,7 +133,7 @@ write_configs() {
   render "$TEMPLATES/containerd.toml" >"$ETC/containerd.toml"
   pull_from_local_registry "$REGISTRY" "http://$REGISTRY"
   # a mirror, as disconnected clusters have: `operator-sdk run bundle-upgrade` has no flag for the image of
-  # its registry pod's init container and hard-codes registry.access.redhat.com/ubi9/ubi:9.7 (hack/olm.sh
+  # its registry pod's init container and hard-codes registry.access.redhat.com/ubi9/ubi:9.8 (hack/olm.sh
   # pushes a busybox under that name, which does the same job: cat and gzip)
   pull_from_local_registry registry.access.redhat.com https://registry.access.redhat.com
   render "$TEMPLATES/10-localbridge.conflist" >"$ETC/cni/net.d/10-localbridge.conflist"

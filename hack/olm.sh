@@ -124,9 +124,9 @@ images() {
 
   rootfs "$w/busybox"
   push_ rootfs -dir "$w/busybox" -env PATH=/bin -tag "$BUSYBOX_IMG"
-  # run bundle-upgrade's registry pod needs registry.access.redhat.com/ubi9/ubi:9.7 (no flag overrides it);
+  # run bundle-upgrade's registry pod needs registry.access.redhat.com/ubi9/ubi:9.8 (no flag overrides it);
   # the node mirrors that registry to ours (hack/local-cluster.sh)
-  push_ rootfs -dir "$w/busybox" -env PATH=/bin -tag "$REG/ubi9/ubi:9.7"
+  push_ rootfs -dir "$w/busybox" -env PATH=/bin -tag "$REG/ubi9/ubi:9.8"
 
   make -s scorecard-test >/dev/null
   rootfs "$w/sc"

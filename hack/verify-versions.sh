@@ -5,7 +5,8 @@
 #   2. No other file spells a versions.env value (with or without its leading v, which a version like
 #      one of the operator's own releases, 0.3.0, must have). Left out: the lock
 #      files (go.mod, go.sum), what tools generate and stamp with their own version (bundle/,
-#      bundle.Dockerfile, config/crd/bases, OLM's rendered release manifests in hack/olm/manifests) and
+#      bundle.Dockerfile, config/crd/bases, the last release's CRD in hack/crdify, OLM's rendered release
+#      manifests in hack/olm/manifests) and
 #      docs/performance.md, which records the versions each measurement was taken with.
 set -euo pipefail
 LOG_PREFIX=verify-versions
@@ -32,11 +33,13 @@ hack/tools/operator-sdk helm.sh/helm/v3 HELM_VERSION
 hack/tools/olm github.com/operator-framework/operator-lifecycle-manager OLM_VERSION
 hack/tools/olm github.com/operator-framework/operator-registry OPM_VERSION
 hack/tools/olm github.com/grpc-ecosystem/grpc-health-probe GRPC_HEALTH_PROBE_VERSION
+hack/tools/crdify github.com/operator-framework/operator-controller OPERATOR_CONTROLLER_VERSION
+hack/tools/crdify sigs.k8s.io/crdify CRDIFY_VERSION
 PINS
 
 names=$(sed -n 's/^\([A-Z0-9_]*_VERSION\)=.*/\1/p' hack/versions.env)
 files=$(git ls-files --cached --others --exclude-standard | grep -v -E \
-  '(^|/)go\.(mod|sum)$|^go\.work\.sum$|^hack/versions\.env$|^hack/olm/manifests/|^docs/performance\.md$|^bundle/|^bundle\.Dockerfile$|^config/crd/bases/')
+  '(^|/)go\.(mod|sum)$|^go\.work\.sum$|^hack/versions\.env$|^hack/olm/manifests/|^docs/performance\.md$|^bundle/|^bundle\.Dockerfile$|^config/crd/bases/|^hack/crdify/release-.*\.yaml$')
 for name in $names; do
   value=${!name}
   # digits around it make another version (v1.37.20, 11.37.2); a leading v is optional, except for a
