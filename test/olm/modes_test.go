@@ -29,7 +29,7 @@ const operatorDeployment = "webapp-operator-controller-manager"
 // Deployment with the new WATCH_NAMESPACE. In each mode a WebApp in a watched namespace goes Ready, the
 // WebApp in a namespace outside stays untouched, and the operator's ServiceAccount may act where the
 // mode grants and nowhere else, and may not touch a Secret. AllNamespaces comes last: OLM does not
-// take back the ClusterRole it lifts the permissions into when the group narrows again.
+// take back the ClusterRole it lifts the permissions into when the group narrows again (the last spec).
 func installModes(opNS *string) {
 	var ns, a, b, outside string
 	var out *webappv1.WebApp
@@ -116,6 +116,17 @@ func installModes(opNS *string) {
 		expectReady(wa)
 		Consistently(func(g Gomega) int { return deploymentRevision(g, wa) }, 3*time.Second).Should(Equal(before+1),
 			"one rollout, not more")
+	})
+
+	It("keeps the cluster-wide grant when narrowed back from AllNamespaces, until the CSV goes", func() {
+		retarget(ns, a)
+		Eventually(func(g Gomega) []string {
+			var og operatorsv1.OperatorGroup
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "webapp-operator"}, &og)).To(Succeed())
+			return og.Status.Namespaces
+		}).Should(Equal([]string{a}))
+		Consistently(func() bool { return canI(ns, "list", "webapps.apps.webapp-operator.io", "") }, 3*time.Second).
+			Should(BeTrue(), "OLM deletes the ClusterRole it lifted only with the CSV (docs/olm.md)")
 	})
 }
 
