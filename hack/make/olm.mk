@@ -24,7 +24,7 @@ catalog-build: ## Build and push a file-based catalog CATALOG_IMG of bundles CAT
 	BUNDLE_IMG_BASE=$(or $(BUNDLE_IMG_BASE),$(IMAGE_TAG_BASE)-bundle) $(OLM_SH) catalog-build $(CATALOG_IMG) $(CATALOG_VERSIONS)
 
 .PHONY: test-olm
-test-olm: olm-install ## OLM end to end: run bundle, Subscription, upgrades 0.1.0->0.2.0, scorecard in the cluster (`make cluster-up` first).
+test-olm: olm-install ## OLM end to end: run bundle, Subscription, upgrades 0.1.0->0.2.0, scorecard in the cluster, the four install modes (`make cluster-up` first).
 	@# an operator deployed with `make deploy` (test-e2e) would fight the one OLM installs
 	$(MAKE) -s undeploy ignore-not-found=true KUBECONFIG=$(LOCAL_KUBECONFIG) KUBECTL=$(LOCAL_KUBECTL) >/dev/null 2>&1 || true
 	$(OLM_SH) test

@@ -157,6 +157,7 @@ func subscription() {
 			Expect(r.Errors[0]).To(MatchRegexp(`PodFailing: pod \S+: (ErrImagePull|ImagePullBackOff)`))
 		})
 	})
+	Describe("every install mode, by re-targeting its OperatorGroup", func() { installModes(&ns) })
 }
 
 func expectCatalogReady(cs *operatorsv1alpha1.CatalogSource) {

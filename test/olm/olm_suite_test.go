@@ -12,6 +12,10 @@
 //     the CatalogSource at the catalog that adds 0.2.0 upgrades the operator, again without a failed request;
 //  3. `operator-sdk scorecard ./bundle` runs the six built-in tests and webapp-operator's own test in
 //     the cluster, and the own test fails with a readable reason when the sample cannot become Ready.
+//  4. re-targeting that Subscription's OperatorGroup takes the operator from OwnNamespace through
+//     SingleNamespace and MultiNamespace to AllNamespaces: in each, a WebApp in a watched namespace goes
+//     Ready, one outside is left alone, and its ServiceAccount may act where the mode grants and may not
+//     read Secrets; Secret rollouts switched on through the Subscription's config roll the pods once.
 package olm
 
 import (

@@ -1,0 +1,240 @@
+package olm
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+)
+
+const operatorDeployment = "webapp-operator-controller-manager"
+
+// installModes takes the operator that the Subscription installed OwnNamespace in *opNS through the
+// other three install modes by re-targeting its OperatorGroup, which OLM allows without a reinstall:
+// it re-annotates the CSV, grants the permissions where the new mode says, and rolls the operator's
+// Deployment with the new WATCH_NAMESPACE. In each mode a WebApp in a watched namespace goes Ready, the
+// WebApp in a namespace outside stays untouched, and the operator's ServiceAccount may act where the
+// mode grants and nowhere else, and may not touch a Secret. AllNamespaces comes last: OLM does not
+// take back the ClusterRole it lifts the permissions into when the group narrows again (the last spec).
+func installModes(opNS *string) {
+	var ns, a, b, outside string
+	var out *webappv1.WebApp
+
+	BeforeAll(func() {
+		ns = *opNS
+		a, b, outside = newNamespace("olm-watched-a", true), newNamespace("olm-watched-b", true),
+			newNamespace("olm-outside", true)
+		dumpOnFailure(ns, a, b, outside)
+		// created before each mode's watched WebApp: once that one is Ready, the operator has seen this one
+		out = createApp(outside)
+	})
+
+	It("OwnNamespace: a WebApp in its namespace goes Ready, one outside is left alone", func() {
+		expectWatching(ns, ns)
+		expectReady(createApp(ns))
+		expectUntouched(out)
+		expectGrants(ns, []string{ns}, []string{a, b, outside})
+	})
+
+	It("SingleNamespace: re-targeted to another namespace, it reconciles there alone", func() {
+		retarget(ns, a)
+		expectWatching(ns, a)
+		expectReady(createApp(a))
+		expectUntouched(out)
+		expectGrants(ns, []string{ns, a}, []string{b, outside})
+	})
+
+	It("MultiNamespace: re-targeted to two namespaces, it reconciles in both alone", func() {
+		retarget(ns, a, b)
+		expectWatching(ns, a, b)
+		expectReady(createApp(b))
+		expectUntouched(out)
+		expectGrants(ns, []string{ns, a, b}, []string{outside})
+	})
+
+	It("AllNamespaces: re-targeted to all namespaces, it takes up the WebApp outside too", func() {
+		retarget(ns)
+		expectWatching(ns)
+		expectReady(out)
+		expectGrants(ns, []string{ns, a, b, outside, ""}, nil)
+	})
+
+	It("rolls the pods once on a Secret change, with Secret rollouts on through the Subscription", func() {
+		sa := rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: operatorDeployment}
+		crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "webapp-operator-secret-rollouts-" + ns},
+			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole",
+				Name: "webapp-operator-secret-rollouts-role"}, Subjects: []rbacv1.Subject{sa}}
+		Expect(k8s.Create(ctx, crb)).To(Succeed())
+		DeferCleanup(func() { _ = k8s.Delete(ctx, crb) })
+		Expect(k8s.Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "webapp-operator-secret-rollouts-key"},
+			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole",
+				Name: "webapp-operator-secret-rollouts-key-role"}, Subjects: []rbacv1.Subject{sa}})).To(Succeed())
+		Eventually(func() error {
+			var sub operatorsv1alpha1.Subscription
+			if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "webapp-operator"}, &sub); err != nil {
+				return err
+			}
+			sub.Spec.Config = &operatorsv1alpha1.SubscriptionConfig{
+				Env: []corev1.EnvVar{{Name: "SECRET_ROLLOUTS", Value: "true"}}}
+			return k8s.Update(ctx, &sub)
+		}).Should(Succeed())
+		expectOperatorRolledOut(ns, func(g Gomega, d *appsv1.Deployment) {
+			g.Expect(d.Spec.Template.Spec.Containers[0].Env).To(
+				ContainElement(corev1.EnvVar{Name: "SECRET_ROLLOUTS", Value: "true"}))
+		})
+		Expect(canI(ns, "list", "secrets", "")).To(BeTrue(), "the binding grants what the switch needs")
+
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: a, Name: "app-token"},
+			StringData: map[string]string{"TOKEN": "one"}}
+		Expect(k8s.Create(ctx, secret)).To(Succeed())
+		wa := newApp(a, "secret-reader")
+		wa.Spec.EnvFrom = []webappv1.EnvFromSource{{SecretRef: &webappv1.ObjectReference{Name: secret.Name}}}
+		Expect(k8s.Create(ctx, wa)).To(Succeed())
+		expectReady(wa)
+		before := deploymentRevision(Default, wa)
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "webapp-operator-config-key"},
+			&corev1.Secret{})).To(Succeed(), "the operator made its key in its own namespace")
+
+		secret.StringData = map[string]string{"TOKEN": "two"}
+		Expect(k8s.Update(ctx, secret)).To(Succeed())
+		Eventually(func(g Gomega) int { return deploymentRevision(g, wa) }).Should(Equal(before + 1))
+		expectReady(wa)
+		Consistently(func(g Gomega) int { return deploymentRevision(g, wa) }, 3*time.Second).Should(Equal(before+1),
+			"one rollout, not more")
+	})
+
+	It("keeps the cluster-wide grant when narrowed back from AllNamespaces, until the CSV goes", func() {
+		retarget(ns, a)
+		Eventually(func(g Gomega) []string {
+			var og operatorsv1.OperatorGroup
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "webapp-operator"}, &og)).To(Succeed())
+			return og.Status.Namespaces
+		}).Should(Equal([]string{a}))
+		Consistently(func() bool { return canI(ns, "list", "webapps.apps.webapp-operator.io", "") }, 3*time.Second).
+			Should(BeTrue(), "OLM deletes the ClusterRole it lifted only with the CSV (docs/olm.md)")
+	})
+}
+
+// newApp is a WebApp of the demo app with one replica.
+func newApp(ns, name string) *webappv1.WebApp {
+	return &webappv1.WebApp{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: webappv1.WebAppSpec{Image: demoImageBase + ":v1", Replicas: ptr.To[int32](1), Port: 8080,
+			HealthCheck: &webappv1.HealthCheck{Path: "/healthz"}},
+	}
+}
+
+// createApp creates newApp(ns, "app").
+func createApp(ns string) *webappv1.WebApp {
+	wa := newApp(ns, "app")
+	Expect(k8s.Create(ctx, wa)).To(Succeed())
+	return wa
+}
+
+// retarget sets the OperatorGroup's target namespaces: none for AllNamespaces.
+func retarget(ns string, targets ...string) {
+	Eventually(func() error {
+		var og operatorsv1.OperatorGroup
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "webapp-operator"}, &og); err != nil {
+			return err
+		}
+		og.Spec.TargetNamespaces = targets
+		return k8s.Update(ctx, &og)
+	}).Should(Succeed())
+}
+
+// expectWatching waits until the operator's Deployment has rolled out with targets (none: all
+// namespaces) as the olm.targetNamespaces that WATCH_NAMESPACE reads, and the CSV has succeeded.
+func expectWatching(ns string, targets ...string) {
+	expectOperatorRolledOut(ns, func(g Gomega, d *appsv1.Deployment) {
+		got := strings.Split(d.Spec.Template.Annotations["olm.targetNamespaces"], ",")
+		g.Expect(slices.DeleteFunc(got, func(s string) bool { return s == "" })).To(ConsistOf(targets))
+	})
+	expectOnlyCSV(ns, "0.2.0")
+}
+
+// expectOperatorRolledOut waits until the operator's Deployment in ns meets want and runs that
+// template alone: the previous pod, which watched elsewhere, is gone.
+func expectOperatorRolledOut(ns string, want func(Gomega, *appsv1.Deployment)) {
+	Eventually(func(g Gomega) {
+		var d appsv1.Deployment
+		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: operatorDeployment}, &d)).To(Succeed())
+		want(g, &d)
+		n := ptr.Deref(d.Spec.Replicas, 1)
+		g.Expect(d.Status.ObservedGeneration).To(Equal(d.Generation))
+		g.Expect([]int32{d.Status.Replicas, d.Status.UpdatedReplicas, d.Status.AvailableReplicas}).To(Equal([]int32{n, n, n}))
+		var pods corev1.PodList
+		g.Expect(k8s.List(ctx, &pods, client.InNamespace(ns),
+			client.MatchingLabels{"control-plane": "controller-manager"})).To(Succeed())
+		g.Expect(pods.Items).To(HaveLen(int(n)), "the previous operator pod is gone")
+	}).Should(Succeed(), "the operator in %s rolled out", ns)
+}
+
+// expectUntouched checks that the operator has not reconciled wa: no status, no Deployment.
+func expectUntouched(wa *webappv1.WebApp) {
+	Consistently(func(g Gomega) {
+		var got webappv1.WebApp
+		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(wa), &got)).To(Succeed())
+		g.Expect(got.Status.ObservedGeneration).To(BeZero())
+		g.Expect(got.Status.Conditions).To(BeEmpty())
+		err := k8s.Get(ctx, client.ObjectKeyFromObject(wa), &appsv1.Deployment{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no Deployment for %s/%s: %v", wa.Namespace, wa.Name, err)
+	}, 2*time.Second).Should(Succeed())
+}
+
+// expectGrants checks, as the operator's ServiceAccount, that it may manage WebApps and their
+// Deployments in granted ("": cluster-wide) and not in refused, nor cluster-wide unless granted
+// holds "", and that it may not get, list, watch or create a Secret anywhere.
+func expectGrants(ns string, granted, refused []string) {
+	clusterWide := slices.Contains(granted, "")
+	if !clusterWide {
+		refused = append(refused, "")
+	}
+	for _, where := range append(slices.Clone(granted), refused...) {
+		may := slices.Contains(granted, where)
+		Expect(canI(ns, "list", "webapps.apps.webapp-operator.io", where)).To(Equal(may), "list webapps in %q", where)
+		Expect(canI(ns, "patch", "deployments.apps", where)).To(Equal(may), "patch deployments in %q", where)
+	}
+	for _, where := range append(slices.Clone(granted), refused...) {
+		for _, verb := range []string{"get", "list", "watch", "create"} {
+			Expect(canI(ns, verb, "secrets", where)).To(BeFalse(), "%s secrets in %q", verb, where)
+		}
+	}
+}
+
+// canI asks kubectl auth can-i as the operator's ServiceAccount in ns; where "" is cluster-wide.
+func canI(ns, verb, resource, where string) bool {
+	scope := []string{"-A"}
+	if where != "" {
+		scope = []string{"-n", where}
+	}
+	out, err := run(kubectl, append([]string{"auth", "can-i", verb, resource,
+		"--as=system:serviceaccount:" + ns + ":" + operatorDeployment}, scope...)...)
+	answer := strings.TrimSpace(out)
+	Expect(answer).To(BeElementOf("yes", "no"), "kubectl auth can-i: %v", err)
+	return answer == "yes"
+}
+
+// deploymentRevision is the revision of wa's Deployment: one more per rollout.
+func deploymentRevision(g Gomega, wa *webappv1.WebApp) int {
+	var d appsv1.Deployment
+	g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(wa), &d)).To(Succeed())
+	r, err := strconv.Atoi(d.Annotations["deployment.kubernetes.io/revision"])
+	g.Expect(err).NotTo(HaveOccurred())
+	return r
+}
