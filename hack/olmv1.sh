@@ -8,7 +8,8 @@
 #   hack/olmv1.sh uninstall    remove it
 #   hack/olmv1.sh test         run test/olm's OLM v1 specs (after `hack/olm.sh images`, images, install)
 #
-# The release manifest is the module's own manifests/standard.yaml. It asks cert-manager for three
+# The release manifest is the module's own manifests/experimental.yaml, run as the standard feature set
+# plus watchNamespace (manifests, below). It asks cert-manager for three
 # certificates: catalogd's HTTPS server, operator-controller's metrics server and the CA both trust.
 # Here they are signed by the local cluster's CA (hack/local-cluster/pki.sh), which also signs the
 # registry's HTTPS certificate, so one CA file lets catalogd and operator-controller pull from the
@@ -62,15 +63,18 @@ images() {
   done
 }
 
-# manifests: the release manifest without cert-manager's objects, with the local images, feature gates
-# as described above, and no control-plane node selector (the local node has no such role)
+# manifests: the release's experimental manifest, whose ClusterExtension CRD has spec.config (the standard
+# one drops it, so watchNamespace cannot even be written), with the standard feature set's gates but
+# SingleOwnNamespaceInstallSupport; without cert-manager's objects; with the local images; and no
+# control-plane node selector (the local node has no such role)
 manifests() {
   local dir
   dir=$(tools go list -m -f '{{.Dir}}' github.com/operator-framework/operator-controller)
-  awk -v RS='\n---\n' -v ORS='\n---\n' '!/\nkind: (Certificate|Issuer|ClusterIssuer)\n/' "$dir/manifests/standard.yaml" |
+  awk -v RS='\n---\n' -v ORS='\n---\n' '!/\nkind: (Certificate|Issuer|ClusterIssuer)\n/' "$dir/manifests/experimental.yaml" |
     sed -e "s#quay.io/operator-framework/catalogd:devel#$CATALOGD_IMG#" \
       -e "s#quay.io/operator-framework/operator-controller:devel#$OPERATOR_CONTROLLER_IMG#" \
-      -e 's#WebhookProviderCertManager=true#WebhookProviderCertManager=false#' \
+      -e 's#\(WebhookProviderCertManager\|BoxcutterRuntime\|BundleReleaseSupport\|DeploymentConfig\)=true#\1=false#' \
+      -e 's#\(APIV1MetasHandler\|GraphQLCatalogQueries\)=true#\1=false#' \
       -e 's#SingleOwnNamespaceInstallSupport=false#SingleOwnNamespaceInstallSupport=true#' \
       -e '/node-role.kubernetes.io\/control-plane: ""/d'
 }

@@ -94,18 +94,24 @@ var _ = Describe("webapp-operator through OLM v1", Label("olmv1"), Ordered, func
 			g.Expect(apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKey{Name: webappsCRD}, crd))).To(BeTrue(), "CRD gone")
 			g.Expect(apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(wa), &appsv1.Deployment{}))).To(BeTrue(), "app's Deployment gone")
 			g.Expect(apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(wa), &corev1.Service{}))).To(BeTrue(), "app's Service gone")
+			g.Expect(apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "webapp-operator-controller-manager"},
+				&appsv1.Deployment{}))).To(BeTrue(), "operator gone")
 		}).Should(Succeed())
 	})
 
-	It("installs for one namespace with config.inline.watchNamespace (SingleOwnNamespaceInstallSupport on)", func() {
-		watched := newNamespace("olmv1-watched", true)
-		Expect(k8s.Create(ctx, clusterExtension(ns, watched))).To(Succeed())
-		DeferCleanup(func() { _ = k8s.Delete(ctx, clusterExtension(ns, "")) })
-		expectInstalledV1(ns, "0.2.0")
+	// OwnNamespace only: OLM v1 creates the CSV's namespaced permissions (the operator's leader-election
+	// lease and events) in the watched namespace alone, not in the install namespace as OLM v0 does, so an
+	// operator watching another namespace never takes its lease (forbidden) and never reconciles.
+	It("installs for its own namespace with config.inline.watchNamespace (SingleOwnNamespaceInstallSupport on)", func() {
+		own := newNamespace("olmv1-own", true)
+		// strict: a ClusterExtension CRD without spec.config (OLM v1's standard manifest) must not drop it
+		Expect(k8s.Create(ctx, clusterExtension(own, own), client.FieldValidation("Strict"))).To(Succeed())
+		DeferCleanup(func() { _ = k8s.Delete(ctx, clusterExtension(own, "")) })
+		expectInstalledV1(own, "0.2.0")
 		var d appsv1.Deployment
-		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "webapp-operator-controller-manager"}, &d)).To(Succeed())
-		Expect(d.Spec.Template.Annotations).To(HaveKeyWithValue("olm.targetNamespaces", watched))
-		expectReady(createDemo(watched))
+		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: own, Name: "webapp-operator-controller-manager"}, &d)).To(Succeed())
+		Expect(d.Spec.Template.Annotations).To(HaveKeyWithValue("olm.targetNamespaces", own))
+		expectReady(createDemo(own))
 		// a WebApp outside the watched namespace is not reconciled: no status, no children
 		ignored := createDemo(newNamespace("olmv1-other", true))
 		Consistently(func(g Gomega) {
