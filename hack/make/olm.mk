@@ -28,3 +28,21 @@ test-olm: olm-install ## OLM end to end: run bundle, Subscription, upgrades 0.1.
 	@# an operator deployed with `make deploy` (test-e2e) would fight the one OLM installs
 	$(MAKE) -s undeploy ignore-not-found=true KUBECONFIG=$(LOCAL_KUBECONFIG) KUBECTL=$(LOCAL_KUBECTL) >/dev/null 2>&1 || true
 	$(OLM_SH) test
+
+##@ OLM v1 on the local cluster (hack/olmv1.sh; docs/olm.md)
+
+OLMV1_SH := KUBECONFIG=$(LOCAL_KUBECONFIG) KUBECTL=$(LOCAL_KUBECTL) hack/olmv1.sh
+
+.PHONY: olmv1-install
+olmv1-install: ## Install OLM v1 (operator-controller, catalogd; built from source, cached) on the local cluster and wait until it is healthy.
+	$(OLMV1_SH) images
+	$(OLMV1_SH) install
+
+.PHONY: olmv1-uninstall
+olmv1-uninstall: ## Remove OLM v1 from the local cluster.
+	$(OLMV1_SH) uninstall
+
+.PHONY: test-olmv1
+test-olmv1: olm-images olmv1-install ## OLM v1 end to end: ClusterCatalog, ClusterExtension 0.1.0, upgrade to 0.2.0, watchNamespace, uninstall (`make cluster-up` first).
+	$(MAKE) -s undeploy ignore-not-found=true KUBECONFIG=$(LOCAL_KUBECONFIG) KUBECTL=$(LOCAL_KUBECTL) >/dev/null 2>&1 || true
+	$(OLMV1_SH) test

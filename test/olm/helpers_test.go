@@ -47,17 +47,17 @@ func expectRunning(ns, version string) {
 	expectOperatorImage(ns, version)
 }
 
-// upgradeKeepsServing runs upgrade (whatever makes OLM move to version) while a prober sends a request
-// to the WebApp's Service every 100 ms. Once the new operator runs and reports the WebApp Ready for its
-// generation, no request may have failed, and the WebApp's children must be the same objects with the
-// same pods and pod template: the upgrade neither recreated them nor rolled the pods, although the
-// first version (an earlier commit, hack/olm.sh) renders another pod template for this WebApp than
-// the second, which says so in Ready (the upgrade policy, docs/olm.md).
-func upgradeKeepsServing(wa *webappv1.WebApp, version string, upgrade func()) {
+// upgradeKeepsServing runs upgrade (whatever makes OLM move to version) until running sees version, while a
+// prober sends a request to the WebApp's Service every 100 ms. Once the new operator runs and reports the
+// WebApp Ready for its generation, no request may have failed, and the WebApp's children must be the same
+// objects with the same pods and pod template: the upgrade neither recreated them nor rolled the pods,
+// although the first version (an earlier commit, hack/olm.sh) renders another pod template for this WebApp
+// than the second, which says so in Ready (the upgrade policy, docs/olm.md).
+func upgradeKeepsServing(wa *webappv1.WebApp, version string, upgrade func(), running func(ns, version string)) {
 	before := childrenOf(wa)
 	p := startProber(wa, 100*time.Millisecond)
 	upgrade()
-	expectRunning(wa.Namespace, version)
+	running(wa.Namespace, version)
 	expectReady(wa)
 	Eventually(func(g Gomega) string {
 		var got webappv1.WebApp

@@ -53,7 +53,7 @@ func runBundle() {
 			out, err := run(operatorSDK, "run", "bundle-upgrade", bundleImageBase+":v0.2.0", "-n", ns,
 				"--use-http", "--timeout", "5m")
 			Expect(err).NotTo(HaveOccurred(), out)
-		})
+		}, expectRunning)
 	})
 
 	It("is removed by operator-sdk cleanup, WebApps and CRD included", func() {
@@ -106,7 +106,7 @@ func subscription() {
 			Expect(k8s.Get(ctx, client.ObjectKeyFromObject(catalog), catalog)).To(Succeed())
 			catalog.Spec.Image = catalogV2
 			Expect(k8s.Update(ctx, catalog)).To(Succeed())
-		})
+		}, expectRunning)
 		Eventually(func(g Gomega) {
 			var sub operatorsv1alpha1.Subscription
 			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "webapp-operator"}, &sub)).To(Succeed())
