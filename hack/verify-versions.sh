@@ -35,8 +35,6 @@ hack/tools/olm github.com/operator-framework/operator-registry OPM_VERSION
 hack/tools/olm github.com/grpc-ecosystem/grpc-health-probe GRPC_HEALTH_PROBE_VERSION
 hack/tools/crdify github.com/operator-framework/operator-controller OPERATOR_CONTROLLER_VERSION
 hack/tools/crdify sigs.k8s.io/crdify CRDIFY_VERSION
-hack/tools/olmv1 github.com/operator-framework/operator-controller OPERATOR_CONTROLLER_VERSION
-hack/tools/olmv1 pkg.package-operator.run/boxcutter OLMV1_BOXCUTTER_VERSION
 PINS
 
 names=$(sed -n 's/^\([A-Z0-9_]*_VERSION\)=.*/\1/p' hack/versions.env)
