@@ -20,8 +20,9 @@ import (
 // OLM v1's objects, unstructured: its API module would pull another Kubernetes into the test module.
 var (
 	clusterCatalogGVK   = schema.GroupVersionKind{Group: "olm.operatorframework.io", Version: "v1", Kind: "ClusterCatalog"}
-	clusterExtensionGVK = schema.GroupVersionKind{Group: "olm.operatorframework.io", Version: "v1", Kind: "ClusterExtension"}
-	webappsCRD          = "webapps." + webappv1.GroupVersion.Group
+	clusterExtensionGVK = schema.GroupVersionKind{Group: "olm.operatorframework.io", Version: "v1",
+		Kind: "ClusterExtension"}
+	webappsCRD = "webapps." + webappv1.GroupVersion.Group
 )
 
 // make test-olmv1 runs these specs (hack/olmv1.sh), after OLM v1 is installed; make test-olm leaves them out.
@@ -34,10 +35,10 @@ var _ = Describe("webapp-operator through OLM v1", Label("olmv1"), Ordered, func
 		// OLM v0 never deletes a CRD: one left by test-olm would be an object OLM v1 did not create,
 		// which it refuses to take over.
 		crd := &metav1.PartialObjectMetadata{}
-		crd.SetGroupVersionKind(schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"})
+		crd.SetGroupVersionKind(crdGVK)
 		crd.SetName(webappsCRD)
 		Expect(client.IgnoreNotFound(k8s.Delete(ctx, crd))).To(Succeed())
-		Eventually(func() bool { return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(crd), crd)) }).Should(BeTrue())
+		Eventually(func() bool { return gone(crd) }).Should(BeTrue())
 		ns = newNamespace("olmv1", true)
 		dumpOnFailureV1(ns)
 		catalog.SetGroupVersionKind(clusterCatalogGVK)
@@ -72,7 +73,7 @@ var _ = Describe("webapp-operator through OLM v1", Label("olmv1"), Ordered, func
 	It("keeps the CRD and the apps when the ClusterExtension is deleted with --cascade=orphan", func() {
 		ext := clusterExtension(ns, "")
 		Expect(k8s.Delete(ctx, ext, client.PropagationPolicy(metav1.DeletePropagationOrphan))).To(Succeed())
-		Eventually(func() bool { return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(ext), ext)) }).Should(BeTrue())
+		Eventually(func() bool { return gone(ext) }).Should(BeTrue())
 		before := childrenOf(wa)
 		Consistently(func() children { return childrenOf(wa) }, 10*time.Second).Should(Equal(before))
 		expectReady(wa)
@@ -90,11 +91,14 @@ var _ = Describe("webapp-operator through OLM v1", Label("olmv1"), Ordered, func
 		Expect(k8s.Delete(ctx, clusterExtension(ns, ""))).To(Succeed())
 		Eventually(func(g Gomega) {
 			crd := &metav1.PartialObjectMetadata{}
-			crd.SetGroupVersionKind(schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"})
+			crd.SetGroupVersionKind(crdGVK)
 			g.Expect(apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKey{Name: webappsCRD}, crd))).To(BeTrue(), "CRD gone")
-			g.Expect(apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(wa), &appsv1.Deployment{}))).To(BeTrue(), "app's Deployment gone")
-			g.Expect(apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(wa), &corev1.Service{}))).To(BeTrue(), "app's Service gone")
-			g.Expect(apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "webapp-operator-controller-manager"},
+			g.Expect(apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(wa), &appsv1.Deployment{}))).
+				To(BeTrue(), "app's Deployment gone")
+			g.Expect(apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(wa), &corev1.Service{}))).
+				To(BeTrue(), "app's Service gone")
+			g.Expect(apierrors.IsNotFound(k8s.Get(ctx,
+				client.ObjectKey{Namespace: ns, Name: "webapp-operator-controller-manager"},
 				&appsv1.Deployment{}))).To(BeTrue(), "operator gone")
 		}).Should(Succeed())
 	})
@@ -148,13 +152,21 @@ func expectCondition(obj *unstructured.Unstructured, typ string) {
 	}).Should(Succeed(), "%s %s", obj.GetName(), typ)
 }
 
+var crdGVK = schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}
+
+// gone reports whether obj no longer exists.
+func gone(obj client.Object) bool {
+	return apierrors.IsNotFound(k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj))
+}
+
 func conditionsOf(obj *unstructured.Unstructured) []metav1.Condition {
 	raw, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
-	var out []metav1.Condition
+	out := make([]metav1.Condition, 0, len(raw))
 	for _, r := range raw {
 		m, _ := r.(map[string]any)
 		s := func(k string) string { v, _ := m[k].(string); return v }
-		out = append(out, metav1.Condition{Type: s("type"), Status: metav1.ConditionStatus(s("status")), Reason: s("reason"), Message: s("message")})
+		out = append(out, metav1.Condition{Type: s("type"), Status: metav1.ConditionStatus(s("status")),
+			Reason: s("reason"), Message: s("message")})
 	}
 	return out
 }
