@@ -124,8 +124,9 @@ lint-fix: golangci-lint ## Run golangci-lint and fix what it can.
 	cd test/promql && GOWORK=off $(GOLANGCI_LINT) run --fix ./...
 
 .PHONY: verify-generated
-verify-generated: manifests generate api-docs ## Fail when generated files differ from what is committed.
+verify-generated: manifests generate api-docs kustomize ## Fail when generated files differ from what is committed.
 	@git diff --exit-code -- api config docs/api.md || { echo "generated files are stale: run 'make manifests generate api-docs' and commit"; exit 1; }
+	KUSTOMIZE=$(KUSTOMIZE) hack/verify-deploy-configs.sh
 
 .PHONY: verify-versions
 verify-versions: ## Fail when a version is written outside hack/versions.env, or a tool's go.mod disagrees with it.
@@ -182,6 +183,9 @@ ifndef ignore-not-found
 endif
 
 KUBECTL ?= kubectl
+# What make deploy applies: config/default (Secret rollouts off), or an overlay of it such as
+# config/default-secret-rollouts.
+DEPLOY_CONFIG ?= config/default
 
 .PHONY: install
 install: manifests kustomize ## Install the CRDs into the cluster in ~/.kube/config.
@@ -192,13 +196,13 @@ uninstall: manifests kustomize ## Uninstall the CRDs. Call with ignore-not-found
 	$(KUSTOMIZE) build config/crd | $(KUBECTL) delete --ignore-not-found=$(ignore-not-found) -f -
 
 .PHONY: deploy
-deploy: manifests kustomize ## Deploy the operator to the cluster in ~/.kube/config.
+deploy: manifests kustomize ## Deploy the operator to the cluster in ~/.kube/config (DEPLOY_CONFIG=config/default-secret-rollouts: with Secret rollouts on).
 	cd config/manager && $(KUSTOMIZE) edit set image controller=${IMG}
-	$(KUSTOMIZE) build config/default | $(KUBECTL) apply --server-side -f -
+	$(KUSTOMIZE) build $(DEPLOY_CONFIG) | $(KUBECTL) apply --server-side -f -
 
 .PHONY: undeploy
-undeploy: kustomize ## Undeploy the operator. Call with ignore-not-found=true to ignore missing resources.
-	$(KUSTOMIZE) build config/default | $(KUBECTL) delete --ignore-not-found=$(ignore-not-found) -f -
+undeploy: kustomize ## Undeploy the operator (the same DEPLOY_CONFIG). Call with ignore-not-found=true to ignore missing resources.
+	$(KUSTOMIZE) build $(DEPLOY_CONFIG) | $(KUBECTL) delete --ignore-not-found=$(ignore-not-found) -f -
 
 ##@ Bundle (OLM)
 

@@ -52,7 +52,7 @@ demo-images: ## Build the demo app images bin/demoapp-<tag>.tar ($(DEMO_IMG):<ta
 .PHONY: deploy-local
 deploy-local: image-tarball demo-images ## Build the manager and demo images, load them into the local cluster and `make deploy` the operator.
 	$(LOCAL_CLUSTER) load-image bin/manager-image.tar $(foreach t,$(DEMO_TAGS) $(DEMO_SAMPLE_TAG),bin/demoapp-$(t).tar)
-	KUBECTL=$(LOCAL_KUBECTL) hack/local-cluster/deploy.sh bin/manager-image.tar
+	DEPLOY_CONFIG=$(DEPLOY_CONFIG) KUBECTL=$(LOCAL_KUBECTL) hack/local-cluster/deploy.sh bin/manager-image.tar
 
 .PHONY: demo
 demo: ## Quickstart on a real cluster: operator deployed, a WebApp serving the demo app, Ready and answering HTTP.
@@ -62,6 +62,9 @@ demo: ## Quickstart on a real cluster: operator deployed, a WebApp serving the d
 	hack/local-cluster/demo.sh
 
 .PHONY: test-e2e
+# The suite rolls pods on Secret changes (test/e2e/disruption_test.go, restricted_test.go): it deploys
+# the operator with Secret rollouts on. make demo deploys the default.
+test-e2e test-e2e-repeat: DEPLOY_CONFIG = config/default-secret-rollouts
 test-e2e: gateway-install prometheus deploy-local ## Run the end-to-end suite (test/e2e) against the local cluster (`make cluster-up` first).
 	$(LOCAL_ENV) KUBECTL=$(LOCAL_KUBECTL) DEMO_IMG=$(DEMO_IMG) PROMETHEUS=$(PROMETHEUS) \
 		go test ./test/e2e -v -count=1 -timeout 30m -ginkgo.v $(E2E_ARGS)

@@ -14,11 +14,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
 const operatorDeployment = "webapp-operator-controller-manager"
@@ -73,7 +75,24 @@ func installModes(opNS *string) {
 		expectGrants(ns, []string{ns, a, b, outside, ""}, nil)
 	})
 
-	It("rolls the pods once on a Secret change, with Secret rollouts on through the Subscription", func() {
+	It("rolls nothing on a Secret change by default, and rolls the pods once with Secret rollouts on", func() {
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: a, Name: "app-token"},
+			StringData: map[string]string{"TOKEN": "one"}}
+		Expect(k8s.Create(ctx, secret)).To(Succeed())
+		wa := newApp(a, "secret-reader")
+		wa.Spec.EnvFrom = []webappv1.EnvFromSource{{SecretRef: &webappv1.ObjectReference{Name: secret.Name}}}
+		Expect(k8s.Create(ctx, wa)).To(Succeed())
+		expectReady(wa)
+
+		By("off, as installed: Ready says a Secret change rolls nothing, and one does not")
+		Expect(readyMessage(wa)).To(ContainSubstring(status.SecretRolloutsOffNote))
+		before := deploymentRevision(Default, wa)
+		secret.StringData = map[string]string{"TOKEN": "two"}
+		Expect(k8s.Update(ctx, secret)).To(Succeed())
+		Consistently(func(g Gomega) int { return deploymentRevision(g, wa) }, 5*time.Second).Should(Equal(before),
+			"the operator does not watch Secrets")
+
+		By("on: the roles bound and the variable set through the Subscription")
 		sa := rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: operatorDeployment}
 		crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "webapp-operator-secret-rollouts-" + ns},
 			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole",
@@ -98,19 +117,15 @@ func installModes(opNS *string) {
 				ContainElement(corev1.EnvVar{Name: "SECRET_ROLLOUTS", Value: "true"}))
 		})
 		Expect(canI(ns, "list", "secrets", "")).To(BeTrue(), "the binding grants what the switch needs")
-
-		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: a, Name: "app-token"},
-			StringData: map[string]string{"TOKEN": "one"}}
-		Expect(k8s.Create(ctx, secret)).To(Succeed())
-		wa := newApp(a, "secret-reader")
-		wa.Spec.EnvFrom = []webappv1.EnvFromSource{{SecretRef: &webappv1.ObjectReference{Name: secret.Name}}}
-		Expect(k8s.Create(ctx, wa)).To(Succeed())
+		// The pods now carry the Secret's fingerprint: one rollout, and the note is gone.
+		Eventually(func(g Gomega) string { return readyMessage(wa) }).ShouldNot(
+			ContainSubstring(status.SecretRolloutsOffNote))
 		expectReady(wa)
-		before := deploymentRevision(Default, wa)
 		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "webapp-operator-config-key"},
 			&corev1.Secret{})).To(Succeed(), "the operator made its key in its own namespace")
 
-		secret.StringData = map[string]string{"TOKEN": "two"}
+		before = deploymentRevision(Default, wa)
+		secret.StringData = map[string]string{"TOKEN": "three"}
 		Expect(k8s.Update(ctx, secret)).To(Succeed())
 		Eventually(func(g Gomega) int { return deploymentRevision(g, wa) }).Should(Equal(before + 1))
 		expectReady(wa)
@@ -237,4 +252,14 @@ func deploymentRevision(g Gomega, wa *webappv1.WebApp) int {
 	r, err := strconv.Atoi(d.Annotations["deployment.kubernetes.io/revision"])
 	g.Expect(err).NotTo(HaveOccurred())
 	return r
+}
+
+// readyMessage is the message of the WebApp's Ready condition, "" without one.
+func readyMessage(wa *webappv1.WebApp) string {
+	var got webappv1.WebApp
+	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(wa), &got)).To(Succeed())
+	if ready := meta.FindStatusCondition(got.Status.Conditions, webappv1.ConditionReady); ready != nil {
+		return ready.Message
+	}
+	return ""
 }

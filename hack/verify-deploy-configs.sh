@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# hack/verify-deploy-configs.sh: config/default-secret-rollouts must render exactly what config/default
+# renders with `../secret-rollouts` uncommented under `components`: the two documented ways to turn
+# Secret rollouts on for `make deploy` give the same objects. Compares them as sets of objects.
+set -euo pipefail
+LOG_PREFIX=verify-deploy-configs
+. "$(dirname "$0")/lib.sh"
+kustomize=${KUSTOMIZE:-$REPO/bin/kustomize}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+cp -r "$REPO/config" "$tmp/config"
+sed -i -e 's|^#components:$|components:|' -e 's|^#- \.\./secret-rollouts$|- ../secret-rollouts|' \
+  "$tmp/config/default/kustomization.yaml"
+grep -q '^- \.\./secret-rollouts$' "$tmp/config/default/kustomization.yaml" ||
+  die "config/default no longer has the commented ../secret-rollouts component this check uncomments"
+
+# One line per object (kustomize writes each object the same way in both builds; only the order may
+# differ), sorted.
+objects() { "$kustomize" build "$1" | awk 'BEGIN { RS = "\n---\n" } { gsub(/\n/, "\\n"); print }' | sort; }
+objects "$tmp/config/default" >"$tmp/uncommented"
+objects "$REPO/config/default-secret-rollouts" >"$tmp/overlay"
+diff -u "$tmp/uncommented" "$tmp/overlay" >&2 ||
+  die "config/default-secret-rollouts renders other objects than config/default with the component uncommented"
+objects "$REPO/config/default" >"$tmp/default"
+! grep -q SECRET_ROLLOUTS "$tmp/default" || die "config/default turns Secret rollouts on: they are off by default"
+log "config/default-secret-rollouts = config/default + ../secret-rollouts; config/default leaves them off"
