@@ -62,6 +62,8 @@ func quantity(c randfill.Continue) webappv1.ResourceQuantity {
 func alphaFuncs() []any {
 	return []any{
 		func(s *string, c randfill.Continue) { *s = name(c) },
+		func(s *webappv1.LabelValue, c randfill.Continue) { *s = webappv1.LabelValue(name(c)) },
+		func(s *webappv1.AnnotationValue, c randfill.Continue) { *s = webappv1.AnnotationValue(name(c) + " " + name(c)) },
 		func(i *int32, c randfill.Continue) { *i = int32(1 + c.Intn(9)) },
 		func(i *int64, c randfill.Continue) { *i = int64(1 + c.Intn(9)) },
 		func(t *metav1.Time, c randfill.Continue) {
@@ -364,6 +366,9 @@ func mountsOf(vols []webappv1.Volume, mounts []webappv1.VolumeMount) []webappv1.
 func betaFuncs() []any {
 	return []any{
 		func(s *string, c randfill.Continue) { *s = name(c) },
+		func(s *v1beta1.LabelValue, c randfill.Continue) { *s = v1beta1.LabelValue(name(c)) },
+		func(s *v1beta1.AnnotationValue, c randfill.Continue) { *s = v1beta1.AnnotationValue(name(c) + " " + name(c)) },
+		func(v *intstr.IntOrString, c randfill.Continue) { *v = smallIntOrString(c, 0) },
 		func(i *int32, c randfill.Continue) { *i = int32(1 + c.Intn(9)) },
 		func(i *int64, c randfill.Continue) { *i = int64(1 + c.Intn(9)) },
 		func(t *metav1.Time, c randfill.Continue) {
