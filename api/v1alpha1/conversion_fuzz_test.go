@@ -97,7 +97,8 @@ func alphaRoundTrips(t *testing.T, a *admitter, seed int64, n int) {
 	r := rand.New(rand.NewSource(seed))
 	f := newFiller(seed, alphaFuncs())
 	cover := newCoverage(webappv1.WebAppSpec{}, 1)
-	for tried := 0; cover.objects < n; tried++ {
+	tried := 0
+	for ; cover.objects < n; tried++ {
 		if tried > 20*n {
 			t.Fatalf("only %d of %d generated objects admitted", cover.objects, tried)
 		}
@@ -125,6 +126,7 @@ func alphaRoundTrips(t *testing.T, a *admitter, seed int64, n int) {
 		}
 	}
 	cover.check(t)
+	t.Logf("%d objects generated, %d admitted", tried, cover.objects)
 }
 
 func betaRoundTrips(t *testing.T, a *admitter, seed int64, n int) {
@@ -132,7 +134,8 @@ func betaRoundTrips(t *testing.T, a *admitter, seed int64, n int) {
 	f := newFiller(seed, betaFuncs())
 	cover := newCoverage(v1beta1.WebAppSpec{}, 2)
 	var carried int
-	for tried := 0; cover.objects < n; tried++ {
+	tried := 0
+	for ; cover.objects < n; tried++ {
 		if tried > 20*n {
 			t.Fatalf("only %d of %d generated objects admitted", cover.objects, tried)
 		}
@@ -163,6 +166,7 @@ func betaRoundTrips(t *testing.T, a *admitter, seed int64, n int) {
 		}
 	}
 	cover.check(t)
+	t.Logf("%d objects generated, %d admitted", tried, cover.objects)
 	if carried == 0 {
 		t.Errorf("no admitted v1beta1 object needed the v1beta1 carrier: the generator misses what v1alpha1 cannot say")
 	}
@@ -203,7 +207,7 @@ func (a *admitter) admit(obj client.Object, out client.Object) bool {
 	unstructured.RemoveNestedField(u.Object, "status")
 	for range 8 {
 		try := u.DeepCopy()
-		err := a.c.Create(context.Background(), try, client.DryRunAll)
+		err = a.c.Create(context.Background(), try, client.DryRunAll)
 		if err == nil {
 			a.admitted++
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(try.Object, out); err != nil {
@@ -216,6 +220,9 @@ func (a *admitter) admit(obj client.Object, out client.Object) bool {
 		}
 	}
 	a.rejected++
+	if a.rejected <= 3 {
+		a.t.Logf("rejected (one of the first three): %v", err)
+	}
 	return false
 }
 
@@ -328,13 +335,16 @@ func setStorage(t *testing.T, c client.Client, version string) {
 	// comes back whole
 	probe := &v1beta1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: "conversion"},
 		Spec: v1beta1.WebAppSpec{Container: v1beta1.AppContainer{Image: "nginx"}}}
+	var last string
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		out := probe.DeepCopy()
-		if err := c.Create(ctx, out, client.DryRunAll); err == nil && out.Spec.Container.Image == "nginx" {
+		err := c.Create(ctx, out, client.DryRunAll)
+		if err == nil && out.Spec.Container.Image == "nginx" {
 			return
 		}
+		last = fmt.Sprintf("%v: %s", err, dump(out))
 	}
-	t.Fatalf("the storage version did not become %s", version)
+	t.Fatalf("the storage version did not become %s: %s", version, last)
 }
 
 // coverage counts, per field of a spec (depth 1) or of its groups (depth 2), the admitted objects

@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package v1alpha1_test
 
 import (
@@ -63,7 +62,9 @@ func alphaFuncs() []any {
 	return []any{
 		func(s *string, c randfill.Continue) { *s = name(c) },
 		func(s *webappv1.LabelValue, c randfill.Continue) { *s = webappv1.LabelValue(name(c)) },
-		func(s *webappv1.AnnotationValue, c randfill.Continue) { *s = webappv1.AnnotationValue(name(c) + " " + name(c)) },
+		func(s *webappv1.AnnotationValue, c randfill.Continue) {
+			*s = webappv1.AnnotationValue(name(c) + " " + name(c))
+		},
 		func(i *int32, c randfill.Continue) { *i = int32(1 + c.Intn(9)) },
 		func(i *int64, c randfill.Continue) { *i = int64(1 + c.Intn(9)) },
 		func(t *metav1.Time, c randfill.Continue) {
@@ -361,18 +362,13 @@ func mountsOf(vols []webappv1.Volume, mounts []webappv1.VolumeMount) []webappv1.
 	return mounts
 }
 
-// betaFuncs fill v1beta1's nested types that have v1alpha1's shape through v1alpha1's generators,
-// and its own with theirs.
+// betaFuncs fill v1beta1's nested types that have v1alpha1's shape through v1alpha1's generators
+// (so those are in the list too), and its own with theirs.
 func betaFuncs() []any {
-	return []any{
-		func(s *string, c randfill.Continue) { *s = name(c) },
+	return append(alphaFuncs(),
 		func(s *v1beta1.LabelValue, c randfill.Continue) { *s = v1beta1.LabelValue(name(c)) },
-		func(s *v1beta1.AnnotationValue, c randfill.Continue) { *s = v1beta1.AnnotationValue(name(c) + " " + name(c)) },
-		func(v *intstr.IntOrString, c randfill.Continue) { *v = smallIntOrString(c, 0) },
-		func(i *int32, c randfill.Continue) { *i = int32(1 + c.Intn(9)) },
-		func(i *int64, c randfill.Continue) { *i = int64(1 + c.Intn(9)) },
-		func(t *metav1.Time, c randfill.Continue) {
-			*t = metav1.NewTime(time.Unix(1_700_000_000+int64(c.Intn(1_000_000)), 0))
+		func(s *v1beta1.AnnotationValue, c randfill.Continue) {
+			*s = v1beta1.AnnotationValue(name(c) + " " + name(c))
 		},
 		via[webappv1.ResourceRequirements, v1beta1.ResourceRequirements](),
 		via[webappv1.EnvVar, v1beta1.EnvVar](),
@@ -408,10 +404,9 @@ func betaFuncs() []any {
 			r.ProgressDeadlineSeconds = pick(c, nil, ptr.To[int32](600), ptr.To[int32](60))
 			r.RevisionHistoryLimit = pick(c, nil, ptr.To[int32](10), ptr.To[int32](2))
 			r.FailureSeconds = pick(c, nil, ptr.To[int32](120), ptr.To[int32](30))
-			r.Strategy = v1beta1.RolloutStrategy{}
+			r.Strategy = nil
 			if c.Bool() {
-				r.Strategy.Type = v1beta1.RollingUpdateStrategyType
-				r.Strategy.RollingUpdate = &v1beta1.RollingUpdate{}
+				r.Strategy = &v1beta1.RolloutStrategy{Type: v1beta1.RollingUpdateStrategyType, RollingUpdate: &v1beta1.RollingUpdate{}}
 				if c.Bool() {
 					r.Strategy.RollingUpdate.MaxSurge = ptr.To(smallIntOrString(c, 0))
 				}
@@ -437,7 +432,7 @@ func betaFuncs() []any {
 			l.PreStop = &v1beta1.Handler{}
 			c.Fill(l.PreStop)
 		},
-	}
+	)
 }
 
 // fixBeta makes a generated v1beta1 spec meet the rules that tie fields together.

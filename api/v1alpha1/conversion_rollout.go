@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package v1alpha1
 
 import (
@@ -94,7 +93,7 @@ func rolloutFromBeta(cv *converter, s *v1beta1.WebAppSpec, out *WebAppSpec) {
 	out.RolloutOnConfigChange = ptrTo(r.OnConfigChange != v1beta1.ConfigChangeIgnore)
 }
 
-func strategyToBeta(cv *converter, s *RolloutStrategy) v1beta1.RolloutStrategy {
+func strategyToBeta(cv *converter, s *RolloutStrategy) *v1beta1.RolloutStrategy {
 	ru := &v1beta1.RollingUpdate{MaxSurge: ptrTo(defaultMaxSurge)}
 	if s != nil {
 		if s.MaxSurge != nil {
@@ -114,11 +113,14 @@ func strategyToBeta(cv *converter, s *RolloutStrategy) v1beta1.RolloutStrategy {
 	if s != nil && s.MaxUnavailable != nil {
 		ru.MaxUnavailable = copyPtr(s.MaxUnavailable)
 	}
-	return v1beta1.RolloutStrategy{Type: v1beta1.RollingUpdateStrategyType, RollingUpdate: ru}
+	return &v1beta1.RolloutStrategy{Type: v1beta1.RollingUpdateStrategyType, RollingUpdate: ru}
 }
 
-func strategyFromBeta(cv *converter, s v1beta1.RolloutStrategy) *RolloutStrategy {
-	ru := s.RollingUpdate
+func strategyFromBeta(cv *converter, s *v1beta1.RolloutStrategy) *RolloutStrategy {
+	var ru *v1beta1.RollingUpdate
+	if s != nil {
+		ru = s.RollingUpdate
+	}
 	if ru == nil {
 		ru = &v1beta1.RollingUpdate{}
 	}

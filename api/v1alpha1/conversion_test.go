@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package v1alpha1_test
 
 import (
@@ -92,7 +91,7 @@ func TestConvertDefaultsOnlyV1beta1Declares(t *testing.T) {
 	beta := toBeta(t, alphaApp(nil))
 	r := beta.Spec.Rollout
 	want(t, "rollout", r, v1beta1.Rollout{
-		Strategy: v1beta1.RolloutStrategy{Type: v1beta1.RollingUpdateStrategyType, RollingUpdate: &v1beta1.RollingUpdate{
+		Strategy: &v1beta1.RolloutStrategy{Type: v1beta1.RollingUpdateStrategyType, RollingUpdate: &v1beta1.RollingUpdate{
 			MaxSurge: ptr.To(intstr.FromString("25%")), MaxUnavailable: ptr.To(intstr.FromInt32(0))}},
 		MinReadySeconds: ptr.To[int32](0), ProgressDeadlineSeconds: ptr.To[int32](600), RevisionHistoryLimit: ptr.To[int32](10),
 		OnFailure: v1beta1.RolloutFailureReport, FailureSeconds: ptr.To[int32](120), OnConfigChange: v1beta1.ConfigChangeRollout})

@@ -53,7 +53,7 @@ const (
 
 // Service configures the Service in front of the web app. Its ports name container ports, so that
 // a port number is said once for the container and once for the Service.
-// +kubebuilder:validation:XValidation:rule="self.type != 'ClusterIP' || !self.ports.exists(p, has(p.nodePort))",message="a nodePort requires service.type NodePort or LoadBalancer"
+// +kubebuilder:validation:XValidation:rule="!has(self.ports) || has(self.type) && self.type != 'ClusterIP' || !self.ports.exists(p, has(p.nodePort))",message="a nodePort requires service.type NodePort or LoadBalancer"
 type Service struct {
 	// Type is the Service type.
 	// +optional

@@ -51,11 +51,14 @@ const RollingUpdateStrategyType RolloutStrategyType = "RollingUpdate"
 // Deployment's rollout knobs, under their Deployment names, and the operator's own.
 // +kubebuilder:validation:XValidation:rule="!has(self.minReadySeconds) || self.minReadySeconds < (has(self.progressDeadlineSeconds) ? self.progressDeadlineSeconds : 600)",message="minReadySeconds must be less than progressDeadlineSeconds"
 type Rollout struct {
+	// Strategy is a pointer, unlike the groups, so that a Go client that leaves it out leaves it out
+	// of the JSON too, and gets the default with its rollingUpdate member.
+
 	// Strategy is how pods are replaced: a union discriminated by type, of which RollingUpdate is
-	// the only member today.
+	// the only member today. Left out, it is a RollingUpdate with the defaults of rollingUpdate.
 	// +optional
 	// +kubebuilder:default={type: RollingUpdate, rollingUpdate: {}}
-	Strategy RolloutStrategy `json:"strategy,omitempty"`
+	Strategy *RolloutStrategy `json:"strategy,omitempty"`
 
 	// Paused stops pod template changes from rolling out, like `kubectl rollout pause`: the
 	// Deployment is paused, so a new image, environment or config waits, while replicas, the Service
