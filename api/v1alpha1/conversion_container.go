@@ -94,12 +94,14 @@ func containerFromBeta(cv *converter, s *v1beta1.WebAppSpec, out *WebAppSpec) {
 
 // portsToBeta is the container's ports: http, spec.port, first, then spec.ports.
 func portsToBeta(cv *converter, s *WebAppSpec) []v1beta1.ContainerPort {
-	out := []v1beta1.ContainerPort{{Name: httpPort, ContainerPort: s.Port, Protocol: protocolTCP}}
+	out := make([]v1beta1.ContainerPort, 0, 1+len(s.Ports))
+	out = append(out, v1beta1.ContainerPort{Name: httpPort, ContainerPort: s.Port, Protocol: protocolTCP})
 	for _, p := range s.Ports {
 		q := v1beta1.ContainerPort{Name: p.Name, ContainerPort: p.ContainerPort, Protocol: p.Protocol}
-		if p.Protocol == "" {
+		switch p.Protocol {
+		case "":
 			q.Protocol = protocolTCP
-		} else if p.Protocol == protocolTCP {
+		case protocolTCP:
 			cv.alpha.write(protocolPath(p.Name))
 		}
 		out = append(out, q)

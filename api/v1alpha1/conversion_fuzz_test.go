@@ -258,10 +258,10 @@ func dropRejected(u *unstructured.Unstructured, err error) bool {
 func parsePath(f string) []string {
 	var out []string
 	for f != "" {
-		switch {
-		case f[0] == '.':
+		switch f[0] {
+		case '.':
 			f = f[1:]
-		case f[0] == '[':
+		case '[':
 			end := strings.IndexByte(f, ']')
 			if end < 0 {
 				return append(out, f)

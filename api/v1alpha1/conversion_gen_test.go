@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -59,6 +60,11 @@ func quantity(c randfill.Continue) webappv1.ResourceQuantity {
 
 // alphaFuncs keep randfill's v1alpha1 objects close to valid.
 func alphaFuncs() []any {
+	return slices.Concat(valueFuncs(), containerFuncs(), podFuncs(), otherFuncs())
+}
+
+// valueFuncs fill scalars, quantities and environment variables.
+func valueFuncs() []any {
 	return []any{
 		func(s *string, c randfill.Continue) { *s = name(c) },
 		func(s *webappv1.LabelValue, c randfill.Continue) { *s = webappv1.LabelValue(name(c)) },
@@ -116,6 +122,12 @@ func alphaFuncs() []any {
 				c.Fill(&s.SecretRef)
 			}
 		},
+	}
+}
+
+// containerFuncs fill healthCheck, the Service and the ports.
+func containerFuncs() []any {
+	return []any{
 		func(h *webappv1.HealthCheck, c randfill.Continue) {
 			c.FillNoCustom(h)
 			h.Path = "/" + name(c)
@@ -140,6 +152,12 @@ func alphaFuncs() []any {
 				p.ServicePort = ptr.To(int32(10000 + c.Intn(10000)))
 			}
 		},
+	}
+}
+
+// podFuncs fill volumes, probes and lifecycle.
+func podFuncs() []any {
+	return []any{
 		func(v *webappv1.Volume, c randfill.Continue) {
 			*v = webappv1.Volume{Name: name(c), SubPath: pick(c, "", "sub/dir"), ReadOnly: c.Bool()}
 			v.MountPath = "/mnt/" + v.Name
@@ -211,6 +229,12 @@ func alphaFuncs() []any {
 				l.TerminationGracePeriodSeconds = ptr.To(int64(10 + c.Intn(50)))
 			}
 		},
+	}
+}
+
+// otherFuncs fill rollout, scheduling, scaling, exposure, metrics and the other containers.
+func otherFuncs() []any {
+	return []any{
 		func(s *webappv1.RolloutStrategy, c randfill.Continue) {
 			c.FillNoCustom(s)
 			if s.MaxSurge != nil && s.MaxUnavailable != nil && s.MaxSurge.String() == "0" && s.MaxUnavailable.String() == "0" {
@@ -333,7 +357,8 @@ func fixAlpha(s *webappv1.WebAppSpec, r *rand.Rand) {
 		s.RevisionHistoryLimit = ptr.To([]int32{0, 3, 10}[r.Intn(3)])
 	}
 	if s.Metrics != nil {
-		ports := []intstr.IntOrString{intstr.FromString("http")}
+		ports := make([]intstr.IntOrString, 0, 1+2*len(s.Ports))
+		ports = append(ports, intstr.FromString("http"))
 		for _, p := range s.Ports {
 			ports = append(ports, intstr.FromString(p.Name), intstr.FromInt32(p.ContainerPort))
 		}
