@@ -41,7 +41,7 @@ type probe struct {
 	replicas int32 // what the last edit set
 
 	mu      sync.Mutex
-	want    int32         // the replicas the pending edit waits for; 0: none pending
+	want    int32         // the replicas the pending edit waits for (1 or 2); 0: none pending
 	landed  chan struct{} // closed when the pending edit's Deployment is seen
 	seen    time.Time     // when it was seen
 	samples []time.Duration
@@ -94,7 +94,10 @@ func (p *probe) loop(pctx, ctx context.Context) error {
 
 // edit toggles the probe's replicas and waits until its Deployment carries them.
 func (p *probe) edit(ctx context.Context) error {
-	target := 3 - p.replicas // 1 <-> 2
+	target := int32(2)
+	if p.replicas == 2 {
+		target = 1
+	}
 	landed := make(chan struct{})
 	p.mu.Lock()
 	p.want, p.landed = target, landed
@@ -150,5 +153,6 @@ func (h *harness) createProbe(ctx context.Context, check func() error) error {
 	if err != nil {
 		return fmt.Errorf("probe: %w", err)
 	}
+	h.probeReplicas = 1
 	return nil
 }
