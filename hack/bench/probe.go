@@ -94,10 +94,7 @@ func (p *probe) loop(pctx, ctx context.Context) error {
 
 // edit toggles the probe's replicas and waits until its Deployment carries them.
 func (p *probe) edit(ctx context.Context) error {
-	target := int32(2)
-	if p.replicas == 2 {
-		target = 1
-	}
+	target := toggled(p.replicas)
 	landed := make(chan struct{})
 	p.mu.Lock()
 	p.want, p.landed = target, landed
@@ -120,6 +117,15 @@ func (p *probe) edit(ctx context.Context) error {
 	p.samples = append(p.samples, p.seen.Sub(start))
 	p.replicas = target
 	return nil
+}
+
+// toggled is the replicas an edit sets after replicas: 2 after 1, 1 after 2. Never 0, which would
+// scale the probe away; whatever else replicas is, 2, which differs from it.
+func toggled(replicas int32) int32 {
+	if replicas == 2 {
+		return 1
+	}
+	return 2
 }
 
 // observe notes the time and closes the pending edit's channel when the probe's Deployment carries
