@@ -68,8 +68,8 @@ func measure(before, after snapshot) phase {
 	}
 }
 
-// writes counts the operator's write requests in the window, the probe's included: a WebApp that is
-// not edited is no exception to "no writes while nothing changes", the probe's neither.
+// writes counts the operator's write requests in the window, the probe's included: while nothing
+// changes, the probe's WebApp must cost no write either.
 func (p phase) writes() float64 { return writes(p.Requests) + writes(byMethod(p.Probe)) }
 
 // measure is measure() with the audit log's breakdown of the same window. The operator's requests
