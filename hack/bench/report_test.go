@@ -113,13 +113,15 @@ func TestReportScaleAndProbe(t *testing.T) {
 	out := r.String()
 	for _, want := range []string{
 		// requests per WebApp 3.10, of which 2 status patches and 0.10 events; 1.50× the scale ceiling
-		"| 0.80 s    | 1.20 s | 1.40 s | 3.00 s | 2.00 s  | 1.50×  | 3.10            | 2.00                  | 0.10          |",
+		"| 0.80 s    | 1.20 s | 1.40 s | 3.00 s | 2.00 s  | 1.50×  | 3.10            | " +
+			"2.00                  | 0.10          |",
 		// more replicas than the ceiling's: no ratio
 		"| 0.80 s    | 1.20 s | 1.40 s | 3.00 s | -       | -      | 3.10            |",
 		// 40 edits, p50 / p99 / max, 120 requests for the probe, 3 per edit
 		"| 1 create   | 40    | 0.12 s | 0.90 s | 1.50 s | 120                             | 3.00     |",
 		"| 4 scale  | 0   | 10   | 0   | 300   | 0      | 310   |",
-		"| 100 | -           | 1.00 s        | -         | -           | -               | 0.50 s            | 2.00 s              |",
+		"| 100 | -           | 1.00 s        | -         | -           | -               | " +
+			"0.50 s            | 2.00 s              |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
