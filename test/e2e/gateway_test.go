@@ -106,4 +106,3 @@ func expectNotFoundThroughGateway(path, host, why string) {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(code).To(Equal(http.StatusNotFound), why)
 }
-

@@ -19,17 +19,20 @@ import (
 // namespace. Traefik serves Ingresses of class traefik and the Gateway traefik/web there.
 const GatewayURL = "http://10.96.0.80"
 
+// gatewayNamespace holds Traefik, its Service and the Gateway web.
+const gatewayNamespace = "traefik"
+
 // GatewayRoute is a WebApp route for hostnames on that Gateway, through its listener http, which
 // takes routes from every namespace.
 func GatewayRoute(hostnames ...string) *webappv1.Route {
 	return &webappv1.Route{Hostnames: hostnames,
-		ParentRefs: []webappv1.RouteParentRef{{Name: "web", Namespace: "traefik", SectionName: "http"}}}
+		ParentRefs: []webappv1.RouteParentRef{{Name: "web", Namespace: gatewayNamespace, SectionName: "http"}}}
 }
 
 // ExpectGateway fails unless the gateway is installed.
 func ExpectGateway(ctx context.Context, c client.Client) {
 	GinkgoHelper()
-	Expect(c.Get(ctx, client.ObjectKey{Namespace: "traefik", Name: "traefik"}, &corev1.Service{})).
+	Expect(c.Get(ctx, client.ObjectKey{Namespace: gatewayNamespace, Name: "traefik"}, &corev1.Service{})).
 		To(Succeed(), "the gateway is not installed: make gateway-install")
 }
 
