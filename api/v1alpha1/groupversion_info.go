@@ -30,7 +30,8 @@ var (
 	GroupVersion = schema.GroupVersion{Group: "apps.webapp-operator.io", Version: "v1alpha1"}
 
 	// SchemeBuilder is used to add go types to the GroupVersionKind scheme. It is apimachinery's
-	// builder, so importing this API package pulls in no controller-runtime.
+	// builder, so importing this API package pulls in no controller-runtime but its conversion
+	// interfaces (conversion.go).
 	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 
 	// AddToScheme adds the types in this group-version to the given scheme.

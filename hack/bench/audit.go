@@ -60,6 +60,7 @@ type auditEvent struct {
 	ObjectRef *struct {
 		Resource    string `json:"resource"`
 		Subresource string `json:"subresource"`
+		Namespace   string `json:"namespace"`
 	} `json:"objectRef"`
 	ResponseStatus *struct {
 		Code int `json:"code"`
@@ -87,10 +88,12 @@ func reason(e auditEvent) string {
 	return r
 }
 
-// auditRecord is one of the operator's requests: when the API server received it, and why.
+// auditRecord is one of the operator's requests: when the API server received it, why, and whether
+// it was about an object of the probe's namespace (probe.go).
 type auditRecord struct {
 	at     time.Time
 	reason string
+	probe  bool
 }
 
 // auditLog reads the audit log as it grows and keeps the operator's requests.
@@ -131,31 +134,63 @@ func (a *auditLog) catchUp() error {
 			return fmt.Errorf("audit log: %w", err)
 		}
 		if r := reason(e); r != "" {
-			a.records = append(a.records, auditRecord{at: e.Received, reason: r})
+			a.records = append(a.records, auditRecord{at: e.Received, reason: r, probe: e.ObjectRef.Namespace == probeNamespace})
 		}
 	}
 	return sc.Err()
 }
 
-// between counts the operator's requests received from from to to, by reason. A nil log counts none.
-func (a *auditLog) between(from, to time.Time) (map[string]float64, error) {
+// between counts the operator's requests received from from to to, by reason: those about the
+// probe's WebApp and its children apart, in probe. A nil log counts none.
+func (a *auditLog) between(from, to time.Time) (ours, probe map[string]float64, err error) {
 	if a == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if err := a.catchUp(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return countBetween(a.records, from, to), nil
+	ours, probe = countBetween(a.records, from, to)
+	return ours, probe, nil
 }
 
-func countBetween(records []auditRecord, from, to time.Time) map[string]float64 {
-	out := map[string]float64{}
+func countBetween(records []auditRecord, from, to time.Time) (ours, probe map[string]float64) {
+	ours, probe = map[string]float64{}, map[string]float64{}
 	for _, r := range records {
-		if !r.at.Before(from) && r.at.Before(to) {
-			out[r.reason]++
+		if r.at.Before(from) || !r.at.Before(to) {
+			continue
 		}
+		if r.probe {
+			probe[r.reason]++
+		} else {
+			ours[r.reason]++
+		}
+	}
+	return ours, probe
+}
+
+// methodOf is the HTTP method client-go sends an API verb with, as its request metric counts it.
+func methodOf(verb string) string {
+	switch verb {
+	case "create":
+		return "POST"
+	case "update":
+		return "PUT"
+	case "patch":
+		return "PATCH"
+	case "delete", "deletecollection":
+		return "DELETE"
+	}
+	return "GET" // get, list, watch
+}
+
+// byMethod sums requests counted by reason (reason: "verb resource...") by HTTP method.
+func byMethod(byReason map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for r, n := range byReason {
+		verb, _, _ := strings.Cut(r, " ")
+		out[methodOf(verb)] += n
 	}
 	return out
 }

@@ -29,6 +29,8 @@ type harness struct {
 	cluster *cluster
 	cl      client.Client
 	cache   cache.Cache
+	// probeReplicas is the probe WebApp's spec.replicas (probe.go).
+	probeReplicas int32
 }
 
 // benchNamespaces hold the WebApps, round-robin; otherNamespaces hold the unrelated objects.
@@ -72,7 +74,7 @@ func newHarness(ctx context.Context, opts options, c *cluster) (*harness, error)
 	if !ca.WaitForCacheSync(ctx) {
 		return nil, fmt.Errorf("the harness's cache did not sync")
 	}
-	for _, ns := range append(append([]string{}, benchNamespaces...), otherNamespaces...) {
+	for _, ns := range append(append([]string{probeNamespace}, benchNamespaces...), otherNamespaces...) {
 		if err := cl.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 			return nil, err
 		}

@@ -1,14 +1,17 @@
 // Command bench measures how the operator scales. It starts a loopback cluster
 // (kube-apiserver and etcd through envtest, kube-controller-manager, kube-scheduler, and kwok playing
 // the kubelet of fake nodes, so Deployments really become Available), then for each row of the
-// matrix runs the operator binary as a separate process through four scenarios:
+// matrix runs the operator binary as a separate process through five scenarios:
 //
 //  1. create N WebApps, until every one is Ready;
 //  2. steady state, then a forced resync (an operator restart): the operator must write nothing;
 //  3. change every image, until every WebApp rolled and is Ready again;
-//  4. delete every WebApp, until no child is left.
+//  4. scale every WebApp up by one replica, until every one is Ready with them available;
+//  5. delete every WebApp, until no child is left.
 //
-// It also times the same Deployments and Services created directly (the ceiling) and, optionally,
+// While 1 and 3 run, the probe edits one more WebApp at a steady pace and times each edit until its
+// Deployment carries it (probe.go). It also times the same Deployments and Services created and
+// scaled directly (the ceiling) and, optionally,
 // repeats a row with many unrelated Deployments and Services in the cluster. It prints Markdown
 // tables and exits non-zero if a run failed or the operator wrote anything in steady state.
 // `make bench` builds what it needs and runs it; docs/performance.md has the method and results.
@@ -43,6 +46,8 @@ type options struct {
 	K8sVersion, EtcdVersion, KwokVersion string
 	Commit                               string
 	Ceiling, Floor                       bool
+	// Probe is how often the probe WebApp is edited during create and image change (probe.go); 0: never.
+	Probe time.Duration
 	// Features are the sets of optional children to sweep (features.go); Replicas the WebApps' replicas.
 	Features []featureSet
 	Replicas int
@@ -71,6 +76,8 @@ func main() {
 	flag.DurationVar(&opts.Timeout, "timeout", 15*time.Minute, "give up a scenario after this long")
 	flag.IntVar(&opts.Workers, "workers", 16, "parallel requests of the harness's own client")
 	flag.BoolVar(&opts.Ceiling, "ceiling", true, "time the same objects created without the operator")
+	flag.DurationVar(&opts.Probe, "probe", 500*time.Millisecond, "edit one more WebApp this often while the "+
+		"others are created or changed, and time each edit until its Deployment carries it (0: no probe)")
 	flag.BoolVar(&opts.Floor, "floor", true, "time them with their WebApps, status and event, without the operator")
 	flag.StringVar(&opts.Manager, "manager", "bin/manager", "the operator binary")
 	flag.StringVar(&opts.Kwok, "kwok", "", "the kwok binary (hack/install-kwok.sh)")
@@ -137,8 +144,8 @@ func run(ctx context.Context, opts options) (int, error) {
 		_ = os.RemoveAll(filepath.Join(opts.StateDir, "etcd"))
 		_ = os.Remove(filepath.Join(opts.StateDir, "audit.log"))
 	}()
-	rep := report{Env: environment(opts), Ceilings: map[int]phase{}, Floors: map[int]phase{},
-		MemoryLimit: opts.MemoryLimit}
+	rep := report{Env: environment(opts), Ceilings: map[int]phase{}, ScaleCeilings: map[int]phase{},
+		Floors: map[int]phase{}, MemoryLimit: opts.MemoryLimit}
 	rep.Env = append(rep.Env, "load average (1/5/15 min) at start: "+loadAverage())
 	began := time.Now()
 
@@ -160,7 +167,11 @@ func run(ctx context.Context, opts options) (int, error) {
 		on      bool
 		got     map[int]phase
 		measure func(context.Context, int) (phase, error)
-	}{{opts.Ceiling, rep.Ceilings, h.ceiling}, {opts.Floor, rep.Floors, h.floor}}
+	}{{opts.Ceiling, rep.Ceilings, func(ctx context.Context, n int) (phase, error) {
+		create, scale, err := h.ceiling(ctx, n)
+		rep.ScaleCeilings[n] = scale
+		return create, err
+	}}, {opts.Floor, rep.Floors, h.floor}}
 	matrix := func(unrelated int, ns []int, concs, qpss []int, feats []featureSet) {
 		for _, n := range ns {
 			for _, b := range bounds {

@@ -86,7 +86,7 @@ func failures(results []runResult, memoryLimit uint64) []string {
 			out = append(out, fmt.Sprintf("%s: %v", r.Spec, r.Err))
 			continue
 		}
-		if w := writes(r.Steady.Requests) + writes(r.Resync.Requests); w != 0 {
+		if w := r.Steady.writes() + r.Resync.writes(); w != 0 {
 			out = append(out, fmt.Sprintf("%s: the operator sent %.0f write requests in steady state and resync, want 0 "+
 				"(steady %v, resync %v)", r.Spec, w, r.Steady.Requests, r.Resync.Requests))
 		}
@@ -102,9 +102,11 @@ type report struct {
 	Env         []string
 	MemoryLimit uint64
 	Ceilings    map[int]phase
-	Floors      map[int]phase // see floor.go
-	Results     []runResult
-	Unrelated   time.Duration // how long creating the unrelated objects took
+	// ScaleCeilings are the same Deployments scaled from 1 to 2 replicas by the harness.
+	ScaleCeilings map[int]phase
+	Floors        map[int]phase // see floor.go
+	Results       []runResult
+	Unrelated     time.Duration // how long creating the unrelated objects took
 }
 
 func (r report) String() string {
@@ -124,7 +126,11 @@ func (r report) String() string {
 	steady := table{head: append(append([]string{}, key...), "steady window", "writes", "reconciles/s",
 		"resync time", "resync reconciles", "reconciles/s", "writes")}
 	res := table{head: append(append([]string{}, key...), "create CPU", "steady CPU", "resync CPU", "image CPU",
-		"delete CPU", "RSS after create", "peak RSS 1st proc", "peak RSS 2nd proc")}
+		"scale CPU", "delete CPU", "RSS after create", "peak RSS 1st proc", "peak RSS 2nd proc")}
+	scale := table{head: append(append([]string{}, key...), "scale p50", "p95", "max", "total", "ceiling", "ratio",
+		"requests/WebApp", "status patches/WebApp", "events/WebApp")}
+	edits := table{head: append(append([]string{}, key...), "background", "edits", "p50", "p99", "max",
+		"operator requests for the probe", "per edit")}
 	reqs := table{head: append(append([]string{}, key...), "scenario", "GET", "POST", "PUT", "PATCH", "DELETE", "total")}
 	paths := table{head: append(append([]string{}, key...), "scenario", "request (verb resource, code if not 2xx)",
 		"count", "per WebApp")}
@@ -134,7 +140,7 @@ func (r report) String() string {
 		status := "ok"
 		if x.Err != nil {
 			status = "FAILED: " + x.Err.Error()
-		} else if w := writes(x.Steady.Requests) + writes(x.Resync.Requests); w != 0 {
+		} else if w := x.Steady.writes() + x.Resync.writes(); w != 0 {
 			status = fmt.Sprintf("FAILED: %.0f writes in steady state", w)
 		} else if over := overLimit(x, r.MemoryLimit); over != "" {
 			status = "FAILED: " + over
@@ -157,18 +163,22 @@ func (r report) String() string {
 		lat.add(append(k, secs(x.Create.Latency.P50), secs(x.Create.Latency.P95), secs(x.Create.Latency.Max),
 			secs(x.Create.Total), ceil, rat, fl, flRat, secs(x.Update.Latency.P50), secs(x.Update.Latency.P95),
 			secs(x.Update.Latency.Max), secs(x.Update.Total), secs(x.Delete.Total))...)
-		steady.add(append(k, secs(x.Steady.Elapsed), count(writes(x.Steady.Requests)),
+		steady.add(append(k, secs(x.Steady.Elapsed), count(x.Steady.writes()),
 			rate(x.Steady.Reconciles, x.Steady.Elapsed), secs(x.Resync.Total), count(x.Resync.Reconciles),
-			rate(x.Resync.Reconciles, x.Resync.Total), count(writes(x.Resync.Requests)))...)
+			rate(x.Resync.Reconciles, x.Resync.Total), count(x.Resync.writes()))...)
 		res.add(append(k, secs(x.Create.CPU), secs(x.Steady.CPU), secs(x.Resync.CPU), secs(x.Update.CPU),
-			secs(x.Delete.CPU), mib(x.Create.RSS), mib(x.Steady.HWM), mib(x.Delete.HWM))...)
-		for _, p := range []struct {
-			name string
-			ph   phase
-		}{
-			{"1 create", x.Create}, {"2 steady", x.Steady}, {"2 resync", x.Resync},
-			{"3 image", x.Update}, {"4 delete", x.Delete},
-		} {
+			secs(x.Scale.CPU), secs(x.Delete.CPU), mib(x.Create.RSS), mib(x.Steady.HWM), mib(x.Delete.HWM))...)
+		if x.Scaled {
+			scale.add(append(k, r.scaleCells(x, same)...)...)
+		}
+		for _, p := range []namedPhase{{"1 create", x.Create}, {"3 image", x.Update}} {
+			if e := p.ph.Edits; e.Count > 0 {
+				probe := sumValues(p.ph.Probe)
+				edits.add(append(k, p.name, fmt.Sprint(e.Count), secs(e.P50), secs(e.P99), secs(e.Max), count(probe),
+					fmt.Sprintf("%.2f", probe/float64(e.Count)))...)
+			}
+		}
+		for _, p := range x.scenarios() {
 			m := p.ph.Requests
 			reqs.add(append(k, p.name, count(m["GET"]), count(m["POST"]), count(m["PUT"]), count(m["PATCH"]),
 				count(m["DELETE"]), count(sumValues(m)))...)
@@ -182,10 +192,15 @@ func (r report) String() string {
 		title string
 		t     table
 	}{
-		{"Latency (scenarios 1, 3, 4; ceiling = the same Deployments and Services created directly; floor = " +
+		{"Latency (scenarios 1, 3, 5; ceiling = the same Deployments and Services created directly; floor = " +
 			"those with their WebApps, one status patch and one event each, all from the harness)", lat},
 		{"Steady state and forced resync (scenario 2; writes must be 0)", steady},
-		{"Operator CPU time and memory (the resync restarts it: the 2nd process runs resync, image, delete)", res},
+		{"Scale (scenario 4: every WebApp's spec.replicas up by one, until Ready with them available; ceiling = " +
+			"the ceiling's Deployments scaled from 1 to 2 replicas by the harness)", scale},
+		{"Single-edit latency (the probe: one more WebApp's replicas toggled while the others are created or " +
+			"changed, each edit timed until its Deployment carries it; its requests are in no other table)", edits},
+		{"Operator CPU time and memory (the resync restarts it: the 2nd process runs resync, image, scale, delete)",
+			res},
 		{"Operator API requests by HTTP method (rest_client_requests_total; GET includes list and watch)", reqs},
 		{"Operator API requests by code path (the API server's audit log: each row is one thing the operator does)",
 			paths},
@@ -206,10 +221,41 @@ func (r report) String() string {
 	return b.String()
 }
 
+// namedPhase is a scenario's measurements under the name the tables give it.
+type namedPhase struct {
+	name string
+	ph   phase
+}
+
+// scenarios are the scenarios x measured, in order.
+func (x runResult) scenarios() []namedPhase {
+	out := []namedPhase{{"1 create", x.Create}, {"2 steady", x.Steady}, {"2 resync", x.Resync}, {"3 image", x.Update}}
+	if x.Scaled {
+		out = append(out, namedPhase{"4 scale", x.Scale})
+	}
+	return append(out, namedPhase{"5 delete", x.Delete})
+}
+
+// scaleCells are the scale scenario's cells of x: its latency, its ratio to the scale ceiling when
+// x is comparable with it (same), and its requests per WebApp, in total and for the two code paths a
+// scale may cost besides the apply.
+func (r report) scaleCells(x runResult, same bool) []string {
+	l, n := x.Scale.Latency, float64(x.Spec.N)
+	ceil, rat := "-", "-"
+	if c, ok := r.ScaleCeilings[x.Spec.N]; ok && same && c.Total > 0 {
+		ceil, rat = secs(c.Total), ratio(x.Scale.Total, c.Total)
+	}
+	perApp := func(v float64) string { return fmt.Sprintf("%.2f", v/n) }
+	events := x.Scale.ByReason["create events"] + x.Scale.ByReason["patch events"]
+	return []string{secs(l.P50), secs(l.P95), secs(l.Max), secs(x.Scale.Total), ceil, rat,
+		perApp(sumValues(x.Scale.Requests)), perApp(x.Scale.ByReason["patch webapps/status"]), perApp(events)}
+}
+
 // boundsTable gives, for each N, the ceiling and the floor side by side: the floor over the ceiling
 // is what the requests the operator cannot do without cost the control plane.
 func (r report) boundsTable() table {
-	t := table{head: []string{"N", "ceiling p50", "ceiling total", "floor p50", "floor total", "floor / ceiling"}}
+	t := table{head: []string{"N", "ceiling p50", "ceiling total", "floor p50", "floor total", "floor / ceiling",
+		"scale ceiling p50", "scale ceiling total"}}
 	var ns []int
 	for n := range r.Ceilings {
 		ns = append(ns, n)
@@ -221,7 +267,7 @@ func (r report) boundsTable() table {
 	}
 	slices.Sort(ns)
 	for _, n := range ns {
-		row := []string{fmt.Sprint(n), "-", "-", "-", "-", "-"}
+		row := []string{fmt.Sprint(n), "-", "-", "-", "-", "-", "-", "-"}
 		c, hasC := r.Ceilings[n]
 		f, hasF := r.Floors[n]
 		p50 := func(p phase) string {
@@ -238,6 +284,9 @@ func (r report) boundsTable() table {
 		}
 		if hasC && hasF {
 			row[5] = ratio(f.Total, c.Total)
+		}
+		if sc, ok := r.ScaleCeilings[n]; ok {
+			row[6], row[7] = p50(sc), secs(sc.Total)
 		}
 		t.add(row...)
 	}
@@ -331,7 +380,7 @@ func (r report) costTable() table {
 		}
 		t.add(fmt.Sprint(x.Spec.N), x.Spec.Features.String(), fmt.Sprintf("%.2f", perApp(x.Create)), delta,
 			fmt.Sprintf("%.2f", perApp(x.Update)), imageDelta, mib(x.Create.RSS), rssDelta,
-			mib(max(x.Steady.HWM, x.Delete.HWM)), count(writes(x.Steady.Requests)), count(writes(x.Resync.Requests)), extra)
+			mib(max(x.Steady.HWM, x.Delete.HWM)), count(x.Steady.writes()), count(x.Resync.writes()), extra)
 	}
 	return t
 }

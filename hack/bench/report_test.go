@@ -43,9 +43,11 @@ func TestFailures(t *testing.T) {
 		t.Fatalf("a clean run failed: %v", got)
 	}
 	bloated := runResult{Spec: runSpec{N: 5000}, Delete: phase{HWM: 300 << 20}}
-	got := failures([]runResult{ok, writing, broken, bloated}, 256<<20)
-	if len(got) != 3 || !strings.Contains(got[0], "sent 3 write requests") || !strings.Contains(got[1], "timed out") ||
-		!strings.Contains(got[2], "above the memory limit") {
+	// The probe's requests are left out of Requests, not out of the rule.
+	probeWriting := runResult{Spec: runSpec{N: 200}, Resync: phase{Probe: map[string]float64{"patch webapps/status": 1}}}
+	got := failures([]runResult{ok, writing, broken, bloated, probeWriting}, 256<<20)
+	if len(got) != 4 || !strings.Contains(got[0], "sent 3 write requests") || !strings.Contains(got[1], "timed out") ||
+		!strings.Contains(got[2], "above the memory limit") || !strings.Contains(got[3], "sent 1 write requests") {
 		t.Fatalf("failures = %q", got)
 	}
 }
@@ -86,5 +88,50 @@ func TestParseInts(t *testing.T) {
 		if _, err := parseInts(bad); err == nil {
 			t.Errorf("parseInts(%q) accepted", bad)
 		}
+	}
+}
+
+func TestReportScaleAndProbe(t *testing.T) {
+	ms := func(v int) time.Duration { return time.Duration(v) * time.Millisecond }
+	scaled := runResult{
+		Spec: runSpec{N: 100, Concurrency: 8, QPS: 100, Burst: 200}, Scaled: true,
+		Create: phase{Edits: latency{Count: 40, P50: ms(120), P95: ms(400), P99: ms(900), Max: ms(1500)},
+			Probe: map[string]float64{"patch deployments": 40, "patch webapps/status": 80}},
+		Scale: phase{Total: 3 * time.Second, Latency: latency{Count: 100, P50: ms(800), P95: ms(1200), Max: ms(1400)},
+			Requests: map[string]float64{"PATCH": 300, "POST": 10},
+			ByReason: map[string]float64{"patch deployments": 100, "patch webapps/status": 200, "create events": 10}},
+	}
+	twoReplicas := scaled
+	twoReplicas.Spec.Replicas = 2
+	autoscaled := scaled
+	autoscaled.Spec.Features, autoscaled.Scaled = featureSet{"hpa"}, false
+	r := report{
+		Ceilings:      map[int]phase{100: {Total: time.Second}},
+		ScaleCeilings: map[int]phase{100: {Total: 2 * time.Second, Latency: latency{Count: 100, P50: ms(500)}}},
+		Results:       []runResult{scaled, twoReplicas, autoscaled},
+	}
+	out := r.String()
+	for _, want := range []string{
+		// requests per WebApp 3.10, of which 2 status patches and 0.10 events; 1.50× the scale ceiling
+		"| 0.80 s    | 1.20 s | 1.40 s | 3.00 s | 2.00 s  | 1.50×  | 3.10            | " +
+			"2.00                  | 0.10          |",
+		// more replicas than the ceiling's: no ratio
+		"| 0.80 s    | 1.20 s | 1.40 s | 3.00 s | -       | -      | 3.10            |",
+		// 40 edits, p50 / p99 / max, 120 requests for the probe, 3 per edit
+		"| 1 create   | 40    | 0.12 s | 0.90 s | 1.50 s | 120                             | 3.00     |",
+		"| 4 scale  | 0   | 10   | 0   | 300   | 0      | 310   |",
+		"| 100 | -           | 1.00 s        | -         | -           | -               | " +
+			"0.50 s            | 2.00 s              |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	// The autoscaled run has no scale scenario: neither a scale row nor a "4 scale" request row.
+	if n := strings.Count(out, "| 4 scale  | 0   |"); n != 2 {
+		t.Errorf("%d request rows for the scale scenario, want 2 (the autoscaled run has none):\n%s", n, out)
+	}
+	if n := strings.Count(out, "| 1 create   | 40 "); n != 3 {
+		t.Errorf("%d probe rows, want 3:\n%s", n, out)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -50,6 +51,10 @@ type phase struct {
 	RSS, HWM   uint64
 	Elapsed    time.Duration      // wall time of the measurement window
 	ByReason   map[string]float64 // the operator's requests by code path (the API server's audit log)
+	// Probe is the operator's requests about the probe's WebApp (probe.go) by code path, left out of
+	// Requests and ByReason; Edits times the probe's edits made during the scenario.
+	Probe map[string]float64
+	Edits latency
 }
 
 func measure(before, after snapshot) phase {
@@ -63,21 +68,32 @@ func measure(before, after snapshot) phase {
 	}
 }
 
-// measure is measure() with the audit log's breakdown of the same window.
+// writes counts the operator's write requests in the window, the probe's included: while nothing
+// changes, the probe's WebApp must cost no write either.
+func (p phase) writes() float64 { return writes(p.Requests) + writes(byMethod(p.Probe)) }
+
+// measure is measure() with the audit log's breakdown of the same window. The operator's requests
+// about the probe's WebApp (probe.go) are counted apart, in Probe, and left out of Requests too, so
+// that the per-WebApp figures are the N WebApps' alone.
 func (h *harness) measure(before, after snapshot) (phase, error) {
 	p := measure(before, after)
 	var err error
-	p.ByReason, err = h.cluster.audit.between(before.at, after.at)
+	p.ByReason, p.Probe, err = h.cluster.audit.between(before.at, after.at)
+	if len(p.Probe) > 0 {
+		p.Requests = delta(byMethod(p.Probe), p.Requests)
+	}
 	return p, err
 }
 
 // runResult is one row's measurements.
 type runResult struct {
-	Spec                                   runSpec
-	Create, Steady, Resync, Update, Delete phase
-	LoadBefore, LoadAfter                  string
-	Wall                                   time.Duration
-	Err                                    error
+	Spec                                          runSpec
+	Create, Steady, Resync, Update, Scale, Delete phase
+	// Scaled: the run has a scale scenario (its WebApps have no autoscaler, which would own the replicas).
+	Scaled                bool
+	LoadBefore, LoadAfter string
+	Wall                  time.Duration
+	Err                   error
 }
 
 // webAppReady: the WebApp runs image and is Ready for its generation; with an autoscaler, the
@@ -102,6 +118,27 @@ func webAppReady(image string) func(client.Object) bool {
 	}
 }
 
+// webAppScaled: the WebApp asks for replicas and is Ready for its generation, with that many replicas
+// ready and available.
+func webAppScaled(replicas int32) func(client.Object) bool {
+	return func(o client.Object) bool {
+		app := o.(*webappv1.WebApp)
+		if ptr.Deref(app.Spec.Replicas, 1) != replicas || app.Status.ObservedGeneration != app.Generation ||
+			app.Status.AvailableReplicas != replicas || app.Status.ReadyReplicas != replicas {
+			return false
+		}
+		c := meta.FindStatusCondition(app.Status.Conditions, webappv1.ConditionReady)
+		return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == app.Generation
+	}
+}
+
+// deploymentScaled: the Deployment asks for replicas and has them all available.
+func deploymentScaled(replicas int32) func(client.Object) bool {
+	return func(o client.Object) bool {
+		return ptr.Deref(o.(*appsv1.Deployment).Spec.Replicas, 1) == replicas && deploymentAvailable(o)
+	}
+}
+
 func deploymentAvailable(o client.Object) bool {
 	d := o.(*appsv1.Deployment)
 	want := ptr.Deref(d.Spec.Replicas, 1)
@@ -110,7 +147,7 @@ func deploymentAvailable(o client.Object) bool {
 		s.AvailableReplicas == want && s.ReadyReplicas == want
 }
 
-// run measures scenarios 1-4 for one spec, with the operator as a separate process.
+// run measures scenarios 1-5 for one spec, with the operator as a separate process.
 func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runResult) {
 	res.Spec = spec
 	res.LoadBefore = loadAverage()
@@ -140,6 +177,16 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 		return res
 	}
 
+	// The probe's WebApp, before anything is counted: its requests are counted apart anyway.
+	if h.opts.Probe > 0 {
+		if err := h.createProbe(ctx, check); err != nil {
+			return fail("probe", err)
+		}
+		if _, err := op.settle(ctx, h.opts.Timeout, check); err != nil {
+			return fail("probe", err)
+		}
+	}
+
 	// 1. create every WebApp, until every one is Ready.
 	step("[%s] 1. create %d WebApps", tag, spec.N)
 	before, err := op.snapshot()
@@ -153,7 +200,7 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 		return retry(ctx, func() error { return h.cl.Create(ctx, app) })
 	}
 	var after snapshot
-	if res.Create, after, err = h.webAppPhase(ctx, op, before, ks, imageV1, check, create); err != nil {
+	if res.Create, after, err = h.webAppPhase(ctx, op, before, ks, webAppReady(imageV1), true, check, create); err != nil {
 		return fail("create", err)
 	}
 	step("[%s]    all Ready in %s", tag, res.Create.Total.Round(time.Millisecond))
@@ -211,7 +258,7 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 	}
 	res.Resync.Total = resyncTime
 	step("[%s]    %d reconciles in %s, %v writes in steady state and resync", tag, int(res.Resync.Reconciles),
-		res.Resync.Total.Round(time.Millisecond), writes(res.Steady.Requests)+writes(res.Resync.Requests))
+		res.Resync.Total.Round(time.Millisecond), res.Steady.writes()+res.Resync.writes())
 
 	// 3. change the image of every WebApp, until every one rolled and is Ready again.
 	step("[%s] 3. change the image of %d WebApps", tag, spec.N)
@@ -222,14 +269,27 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 		return retry(ctx, func() error { return h.cl.Patch(ctx, app, patch) })
 	}
 	var updated snapshot
-	if res.Update, updated, err = h.webAppPhase(ctx, op, resynced, ks, imageV2, check, change); err != nil {
+	if res.Update, updated, err = h.webAppPhase(ctx, op, resynced, ks, webAppReady(imageV2), true, check,
+		change); err != nil {
 		return fail("image change", err)
 	}
 	step("[%s]    all rolled and Ready in %s", tag, res.Update.Total.Round(time.Millisecond))
 
-	// 4. delete every WebApp, until no child (Deployment, Service, pod) is left.
-	step("[%s] 4. delete %d WebApps", tag, spec.N)
+	// 4. scale every WebApp up by one replica, until every one is Ready with them available.
+	if res.Scaled = !spec.Features.has("hpa"); res.Scaled {
+		step("[%s] 4. scale %d WebApps to %d replicas", tag, spec.N, spec.replicas()+1)
+		if res.Scale, updated, err = h.scalePhase(ctx, op, updated, ks, spec.replicas()+1, check); err != nil {
+			return fail("scale", err)
+		}
+		step("[%s]    all scaled and Ready in %s", tag, res.Scale.Total.Round(time.Millisecond))
+	}
+
+	// 5. delete every WebApp, until no child (Deployment, Service, pod) is left.
+	step("[%s] 5. delete %d WebApps", tag, spec.N)
 	start := time.Now()
+	if h.opts.Probe > 0 {
+		ks = append(ks, probeKey)
+	}
 	err = h.deleteWebApps(ctx, ks)
 	if err != nil {
 		return fail("delete", err)
@@ -250,12 +310,23 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 	return res
 }
 
-// webAppPhase acts on every WebApp and times it until each is Ready with image; it counts the
-// operator's work from before until the operator is idle again, which it returns.
-func (h *harness) webAppPhase(ctx context.Context, op *operatorProc, before snapshot, ks []string, image string,
-	check func() error, act func(context.Context, string) error) (phase, snapshot, error) {
-	lat, total, err := h.timed(ctx, &webappv1.WebApp{}, ks, webAppReady(image), check, act)
-	if err != nil {
+// webAppPhase acts on every WebApp and times it until each satisfies done; it counts the operator's
+// work from before until the operator is idle again, which it returns. With probe (and the probe
+// on: probe.go), the probe edits its WebApp from the first action until every WebApp is done.
+func (h *harness) webAppPhase(ctx context.Context, op *operatorProc, before snapshot, ks []string,
+	done func(client.Object) bool, probe bool, check func() error, act func(context.Context, string) error,
+) (phase, snapshot, error) {
+	stopProbe := func() (latency, int32, error) { return latency{}, h.probeReplicas, nil }
+	if probe && h.opts.Probe > 0 {
+		var err error
+		if stopProbe, err = h.startProbe(ctx, h.opts.Probe, h.probeReplicas); err != nil {
+			return phase{}, snapshot{}, err
+		}
+	}
+	lat, total, err := h.timed(ctx, &webappv1.WebApp{}, ks, done, check, act)
+	edits, replicas, probeErr := stopProbe()
+	h.probeReplicas = replicas
+	if err = cmp.Or(err, probeErr); err != nil {
 		return phase{}, snapshot{}, err
 	}
 	after, err := op.settle(ctx, h.opts.Timeout, check)
@@ -266,8 +337,21 @@ func (h *harness) webAppPhase(ctx context.Context, op *operatorProc, before snap
 	if err != nil {
 		return phase{}, snapshot{}, err
 	}
-	p.Latency, p.Total = lat, total
+	p.Latency, p.Total, p.Edits = lat, total, edits
 	return p, after, nil
+}
+
+// scalePhase sets every WebApp's spec.replicas to replicas, until each is Ready for its new
+// generation with that many replicas available. The probe stays off: the scale is measured alone.
+func (h *harness) scalePhase(ctx context.Context, op *operatorProc, before snapshot, ks []string, replicas int32,
+	check func() error) (phase, snapshot, error) {
+	patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, replicas))
+	scale := func(ctx context.Context, key string) error {
+		ns, name := splitKey(key)
+		app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		return retry(ctx, func() error { return h.cl.Patch(ctx, app, patch) })
+	}
+	return h.webAppPhase(ctx, op, before, ks, webAppScaled(replicas), false, check, scale)
 }
 
 // timed acts on every key with the harness's workers and waits until the informer of obj saw
@@ -297,32 +381,28 @@ func (h *harness) timed(ctx context.Context, obj client.Object, ks []string, pre
 
 // ceiling creates the same Deployments and Services the operator would, straight from the
 // harness's client with no operator running, and times them until every Deployment is Available:
-// what the control plane, the scheduler and kwok can do at best.
-func (h *harness) ceiling(ctx context.Context, n int) (phase, error) {
+// what the control plane, the scheduler and kwok can do at best. It then scales every Deployment to
+// 2 replicas, one patch each, and times that until each has both available: the scale ceiling.
+func (h *harness) ceiling(ctx context.Context, n int) (create, scale phase, err error) {
 	ks := keys(n)
 	step("[ceiling] create %d Deployments and Services directly", n)
-	lat, total, err := h.timed(ctx, &appsv1.Deployment{}, ks, deploymentAvailable, h.cluster.Check,
+	create.Latency, create.Total, err = h.timed(ctx, &appsv1.Deployment{}, ks, deploymentAvailable, h.cluster.Check,
+		h.applyCeiling)
+	if err != nil {
+		return create, scale, fmt.Errorf("ceiling: %w", err)
+	}
+	step("[ceiling]    all Available in %s; scaling them to 2 replicas", create.Total.Round(time.Millisecond))
+	patch := client.RawPatch(types.MergePatchType, []byte(`{"spec":{"replicas":2}}`))
+	scale.Latency, scale.Total, err = h.timed(ctx, &appsv1.Deployment{}, ks, deploymentScaled(2), h.cluster.Check,
 		func(ctx context.Context, key string) error {
 			ns, name := splitKey(key)
-			app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-				Spec: webappv1.WebAppSpec{Image: imageV1, Replicas: ptr.To[int32](1)}}
-			for _, child := range resources.All {
-				obj, err := ceilingObject(child, app)
-				if err != nil || obj == nil {
-					return err
-				}
-				if err := retry(ctx, func() error {
-					return h.cl.Apply(ctx, obj, client.FieldOwner("bench-ceiling"), client.ForceOwnership)
-				}); err != nil {
-					return err
-				}
-			}
-			return nil
+			d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+			return retry(ctx, func() error { return h.cl.Patch(ctx, d, patch) })
 		})
 	if err != nil {
-		return phase{}, fmt.Errorf("ceiling: %w", err)
+		return create, scale, fmt.Errorf("scale ceiling: %w", err)
 	}
-	step("[ceiling]    all Available in %s; cleaning up", total.Round(time.Millisecond))
+	step("[ceiling]    all scaled in %s; cleaning up", scale.Total.Round(time.Millisecond))
 	start := time.Now()
 	err = parallel(ctx, h.opts.Workers, len(ks), func(ctx context.Context, i int) error {
 		ns, name := splitKey(ks[i])
@@ -341,7 +421,27 @@ func (h *harness) ceiling(ctx context.Context, n int) (phase, error) {
 	if err == nil {
 		_, err = h.waitGone(ctx, start, h.cluster.Check)
 	}
-	return phase{Total: total, Latency: lat}, err
+	return create, scale, err
+}
+
+// applyCeiling applies the children the operator would render for the WebApp of key, with one
+// replica and no owner.
+func (h *harness) applyCeiling(ctx context.Context, key string) error {
+	ns, name := splitKey(key)
+	app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: webappv1.WebAppSpec{Image: imageV1, Replicas: ptr.To[int32](1)}}
+	for _, child := range resources.All {
+		obj, err := ceilingObject(child, app)
+		if err != nil || obj == nil {
+			return err
+		}
+		if err := retry(ctx, func() error {
+			return h.cl.Apply(ctx, obj, client.FieldOwner("bench-ceiling"), client.ForceOwnership)
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ceilingObject is the object the operator would apply for child, without the owner reference (no

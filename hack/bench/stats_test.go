@@ -19,10 +19,16 @@ func TestSummarize(t *testing.T) {
 		want latency
 	}{
 		{"empty", nil, latency{}},
-		{"one", ms(7), latency{1, 7 * time.Millisecond, 7 * time.Millisecond, 7 * time.Millisecond}},
-		{"unsorted", ms(5, 1, 4, 2, 3), latency{5, 3 * time.Millisecond, 5 * time.Millisecond, 5 * time.Millisecond}},
-		{"hundred", ms(seq(100)...), latency{100, 50 * time.Millisecond, 95 * time.Millisecond, 100 * time.Millisecond}},
-		{"twenty", ms(seq(20)...), latency{20, 10 * time.Millisecond, 19 * time.Millisecond, 20 * time.Millisecond}},
+		{"one", ms(7), latency{1, 7 * time.Millisecond, 7 * time.Millisecond, 7 * time.Millisecond, 7 * time.Millisecond}},
+		{"unsorted", ms(5, 1, 4, 2, 3), latency{5, 3 * time.Millisecond, 5 * time.Millisecond, 5 * time.Millisecond,
+			5 * time.Millisecond}},
+		{"hundred", ms(seq(100)...), latency{100, 50 * time.Millisecond, 95 * time.Millisecond, 99 * time.Millisecond,
+			100 * time.Millisecond}},
+		{"twenty", ms(seq(20)...), latency{20, 10 * time.Millisecond, 19 * time.Millisecond, 20 * time.Millisecond,
+			20 * time.Millisecond}},
+		// p99 of 200 is the 198th: one slow edit in a hundred does not make the p99, two do.
+		{"two hundred", ms(seq(200)...), latency{200, 100 * time.Millisecond, 190 * time.Millisecond,
+			198 * time.Millisecond, 200 * time.Millisecond}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := summarize(tc.in); got != tc.want {

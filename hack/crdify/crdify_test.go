@@ -28,8 +28,8 @@ func field(crd object, name string) object {
 	return spec(crd)["properties"].(object)[name].(object)
 }
 
-// withVersion adds a served version v1beta1 to crd, a copy of v1alpha1 whose port has a new CEL
-// rule, converted by a webhook or not.
+// withVersion adds a served version v1beta2 to crd (a name the CRD does not use yet), a copy of
+// v1alpha1 whose port has a new CEL rule, converted by a webhook or not.
 func withVersion(crd object, webhook bool) {
 	var copied object
 	if err := yaml.Unmarshal(must(yaml.Marshal(crd)), &copied); err != nil {
@@ -37,7 +37,7 @@ func withVersion(crd object, webhook bool) {
 	}
 	field(copied, "port")["x-kubernetes-validations"] = []any{object{"rule": "self != 22", "message": "not ssh"}}
 	v := copied["spec"].(object)["versions"].([]any)[0].(object)
-	v["name"], v["storage"] = "v1beta1", false
+	v["name"], v["storage"] = "v1beta2", false
 	s := crd["spec"].(object)
 	s["versions"] = append(s["versions"].([]any), v)
 	if webhook {
@@ -97,7 +97,7 @@ func TestUpgradeSafety(t *testing.T) {
 		}, ""},
 		{"a new version with a new CEL rule, no conversion webhook", func(crd object) {
 			withVersion(crd, false)
-		}, "v1alpha1 -> v1beta1 - ^.spec.port - unhandled"},
+		}, "v1alpha1 -> v1beta2 - ^.spec.port - unhandled"},
 		{"a new version with a new CEL rule and a conversion webhook", func(crd object) { withVersion(crd, true) }, ""},
 		{"a new value of an enum", func(crd object) {
 			protocol := field(crd, "ports")["items"].(object)["properties"].(object)["protocol"].(object)

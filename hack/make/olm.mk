@@ -28,8 +28,9 @@ catalog-build: ## Build and push a file-based catalog CATALOG_IMG of bundles CAT
 # CRDs, comes before the suite, whose OLM installs start the operator, which looks for that API only
 # when it starts. CI runs test-olm before test-e2e, which installs the gateway as well.
 test-olm: gateway-install olm-install ## OLM end to end: run bundle, Subscription, upgrades 0.1.0->0.2.0 (probed through the Service and the gateway), scorecard in the cluster, the four install modes (`make cluster-up` first).
-	@# an operator deployed with `make deploy` (test-e2e) would fight the one OLM installs
-	$(MAKE) -s undeploy ignore-not-found=true KUBECONFIG=$(LOCAL_KUBECONFIG) KUBECTL=$(LOCAL_KUBECTL) >/dev/null 2>&1 || true
+	@# an operator deployed with `make deploy` (test-e2e) would fight the one OLM installs; the overlay
+	@# with Secret rollouts is the superset of what either deploy applies
+	$(MAKE) -s undeploy DEPLOY_CONFIG=config/default-secret-rollouts ignore-not-found=true KUBECONFIG=$(LOCAL_KUBECONFIG) KUBECTL=$(LOCAL_KUBECTL) >/dev/null 2>&1 || true
 	$(OLM_SH) test
 
 ##@ OLM v1 on the local cluster (hack/olmv1.sh; docs/olm.md)
@@ -47,5 +48,5 @@ olmv1-uninstall: ## Remove OLM v1 from the local cluster.
 
 .PHONY: test-olmv1
 test-olmv1: olm-images olmv1-install ## OLM v1 end to end: ClusterCatalog, ClusterExtension 0.1.0, upgrade to 0.2.0, watchNamespace, uninstall (`make cluster-up` first).
-	$(MAKE) -s undeploy ignore-not-found=true KUBECONFIG=$(LOCAL_KUBECONFIG) KUBECTL=$(LOCAL_KUBECTL) >/dev/null 2>&1 || true
+	$(MAKE) -s undeploy DEPLOY_CONFIG=config/default-secret-rollouts ignore-not-found=true KUBECONFIG=$(LOCAL_KUBECONFIG) KUBECTL=$(LOCAL_KUBECTL) >/dev/null 2>&1 || true
 	$(OLMV1_SH) test

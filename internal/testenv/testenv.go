@@ -16,6 +16,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 )
@@ -60,7 +61,30 @@ func Start(optionalAPIs bool) (*Env, error) {
 			dirs = append(dirs, dir)
 		}
 	}
-	env := &envtest.Environment{CRDDirectoryPaths: dirs, ErrorIfCRDPathMissing: true}
+	return start(&envtest.Environment{CRDDirectoryPaths: dirs, ErrorIfCRDPathMissing: true})
+}
+
+// StartWithCRD starts kube-apiserver and etcd with a copy of the WebApp CRD of config/crd/bases that
+// edit has changed (the file itself is left alone), for tests that need the CRD in another form:
+// the conversion tests serve every version.
+func StartWithCRD(edit func(*apiextensionsv1.CustomResourceDefinition)) (*Env, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return nil, err
+	}
+	raw, err := os.ReadFile(filepath.Join(root, "config", "crd", "bases", "apps.webapp-operator.io_webapps.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.UnmarshalStrict(raw, crd); err != nil {
+		return nil, err
+	}
+	edit(crd)
+	return start(&envtest.Environment{CRDs: []*apiextensionsv1.CustomResourceDefinition{crd}})
+}
+
+func start(env *envtest.Environment) (*Env, error) {
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		env.BinaryAssetsDirectory = newestCached("envtest", "k8s", "*")
 	}
