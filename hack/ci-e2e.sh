@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # hack/ci-e2e.sh: what CI runs for the end-to-end tests on a real node.
 #   0. install packages and build binaries (cached), 1. snapshot the host, 2. bring the local cluster up,
-#   3. make demo (the quickstart), 4. make test-olm (OLM installed from source, run bundle, Subscription,
-#   upgrades, install modes, scorecard: test/olm), 5. make test-e2e (builds and loads the images, deploys the operator,
+#   3. make demo (the quickstart), 4. make test-olm (the gateway and OLM installed from source, run bundle,
+#   Subscription, upgrades, install modes, scorecard: test/olm), 5. make test-e2e (builds and loads the images, deploys the operator,
 #   runs test/e2e), 6. make demo again: the cluster must survive its own suites in any order (once, the
 #   OLM suite's image pulls left the demo in ImagePullBackOff), 7. always take the cluster down and check
 #   that the host is exactly as before (hack/host-snapshot.sh).

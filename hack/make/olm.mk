@@ -24,7 +24,10 @@ catalog-build: ## Build and push a file-based catalog CATALOG_IMG of bundles CAT
 	BUNDLE_IMG_BASE=$(or $(BUNDLE_IMG_BASE),$(IMAGE_TAG_BASE)-bundle) $(OLM_SH) catalog-build $(CATALOG_IMG) $(CATALOG_VERSIONS)
 
 .PHONY: test-olm
-test-olm: olm-install ## OLM end to end: run bundle, Subscription, upgrades 0.1.0->0.2.0, scorecard in the cluster, the four install modes (`make cluster-up` first).
+# The upgrades are probed through the gateway too (test/olm): gateway-install, with the Gateway API's
+# CRDs, comes before the suite, whose OLM installs start the operator, which looks for that API only
+# when it starts. CI runs test-olm before test-e2e, which installs the gateway as well.
+test-olm: gateway-install olm-install ## OLM end to end: run bundle, Subscription, upgrades 0.1.0->0.2.0 (probed through the Service and the gateway), scorecard in the cluster, the four install modes (`make cluster-up` first).
 	@# an operator deployed with `make deploy` (test-e2e) would fight the one OLM installs; the overlay
 	@# with Secret rollouts is the superset of what either deploy applies
 	$(MAKE) -s undeploy DEPLOY_CONFIG=config/default-secret-rollouts ignore-not-found=true KUBECONFIG=$(LOCAL_KUBECONFIG) KUBECTL=$(LOCAL_KUBECTL) >/dev/null 2>&1 || true

@@ -154,9 +154,7 @@ var _ = Describe("Zero downtime by default", Ordered, ContinueOnFailure, func() 
 				EnvFrom: []webappv1.EnvFromSource{
 					{ConfigMapRef: &webappv1.ObjectReference{Name: "shop-config"}},
 					{SecretRef: &webappv1.ObjectReference{Name: "shop-secret"}}},
-				Route: &webappv1.Route{Hostnames: []string{host},
-					ParentRefs: []webappv1.RouteParentRef{{Name: "web", Namespace: "traefik", SectionName: "http"}}}}})).
-			To(Succeed())
+				Route: framework.GatewayRoute(host)}})).To(Succeed())
 		expectReadyAt(ns, name, status.ReasonRoutePending, "http://"+host+"/")
 	})
 
@@ -170,7 +168,7 @@ var _ = Describe("Zero downtime by default", Ordered, ContinueOnFailure, func() 
 		var err error
 		svc, err = framework.StartProber(nodeHTTP, shopURL(ns)+"/", 20*time.Millisecond)
 		Expect(err).NotTo(HaveOccurred())
-		gw, err = framework.StartProberHost(nodeHTTP, gatewayURL+"/", host, 20*time.Millisecond)
+		gw, err = framework.StartProberHost(nodeHTTP, framework.GatewayURL+"/", host, 20*time.Millisecond)
 		Expect(err).NotTo(HaveOccurred())
 		before := map[string]bool{}
 		for _, p := range pods() {
@@ -193,15 +191,7 @@ var _ = Describe("Zero downtime by default", Ordered, ContinueOnFailure, func() 
 				g.Expect(replaced && before[p.Name]).To(BeFalse(), "pod %s is replaced", p.Name)
 			}
 		}).Should(Succeed())
-		failed := map[string]int{}
-		for path, p := range map[string]*framework.Prober{"the Service": svc, "the gateway": gw} {
-			ok, n, first := p.Stop()
-			failed[path] = n
-			AddReportEntry(fmt.Sprintf("%s, through %s", what, path), fmt.Sprintf("%d answered, %d failed %v", ok, n, first))
-			By(fmt.Sprintf("through %s: %d requests answered, %d failed %v", path, ok, n, first))
-			Expect(ok).To(BeNumerically(">", 50))
-		}
-		Expect(failed).To(Equal(map[string]int{"the Service": 0, "the gateway": 0}), "failed requests")
+		framework.ExpectNoFailedRequests(what, map[string]*framework.Prober{"the Service": svc, "the gateway": gw}, 50)
 	}
 	update := func(obj client.Object, change func()) {
 		GinkgoHelper()

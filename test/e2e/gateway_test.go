@@ -17,10 +17,6 @@ import (
 	"github.com/webapp-operator/webapp-operator/test/framework"
 )
 
-// The gateway of make gateway-install (Traefik, built from source): Ingress class traefik, and the
-// Service traefik/traefik at this ClusterIP, which Traefik also writes into the Ingresses' status.
-const gatewayURL = "http://10.96.0.80"
-
 // Through a real ingress controller: a WebApp with spec.ingress is Ready only once the controller has
 // given its Ingress an address, reports its external URL, and answers by host name through it.
 var _ = Describe("A WebApp exposed through a real ingress controller", Ordered, func() {
@@ -44,18 +40,17 @@ var _ = Describe("A WebApp exposed through a real ingress controller", Ordered, 
 
 // Through a real Gateway API implementation: a WebApp with spec.route is Ready only once the Gateway
 // traefik/web has accepted its HTTPRoute (Accepted and ResolvedRefs), reports its URL, and answers by
-// host name through the Gateway's listener http (port 8000, behind the Service at gatewayURL).
+// host name through the Gateway's listener http (port 8000, behind the Service at framework.GatewayURL).
 var _ = Describe("A WebApp exposed through a real Gateway", Ordered, func() {
 	var ns string
 	BeforeAll(func() { ns = gatewayNamespace("e2e-route-") })
 
 	It("waits for the Gateway to accept the route, reports the URL, and serves by host name through it", func() {
 		const host = "route.e2e.example"
+		route := framework.GatewayRoute(host)
+		route.Paths = []string{"/shop"}
 		Expect(k8s.Create(ctx, &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop"},
-			Spec: webappv1.WebAppSpec{Image: demoImage + ":v1", Replicas: ptr.To[int32](2),
-				Route: &webappv1.Route{Hostnames: []string{host}, Paths: []string{"/shop"},
-					ParentRefs: []webappv1.RouteParentRef{{Name: "web", Namespace: "traefik", SectionName: "http"}}}}})).
-			To(Succeed())
+			Spec: webappv1.WebAppSpec{Image: demoImage + ":v1", Replicas: ptr.To[int32](2), Route: route}})).To(Succeed())
 
 		By("Ready once Traefik has accepted the HTTPRoute; status.url is the route's URL")
 		expectReadyAt(ns, "shop", status.ReasonRoutePending, "http://"+host+"/shop")
@@ -74,8 +69,7 @@ func gatewayNamespace(prefix string) string {
 	ns := prefix + rand.String(5)
 	Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 	DeferCleanup(func() { _ = k8s.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}) })
-	Expect(k8s.Get(ctx, client.ObjectKey{Namespace: "traefik", Name: "traefik"}, &corev1.Service{})).
-		To(Succeed(), "the gateway is not installed: make gateway-install")
+	framework.ExpectGateway(ctx, k8s)
 	return ns
 }
 
@@ -98,7 +92,7 @@ func expectReadyAt(ns, name, pending, url string) {
 func expectServedThroughGateway(path, host string) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
-		code, body, err := framework.GetHost(nodeHTTP, gatewayURL+path, host)
+		code, body, err := framework.GetHost(nodeHTTP, framework.GatewayURL+path, host)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(code).To(Equal(http.StatusOK))
 		g.Expect(body).To(ContainSubstring("hello from v1"))
@@ -108,7 +102,7 @@ func expectServedThroughGateway(path, host string) {
 // expectNotFoundThroughGateway requires GET path on the gateway, for host, to find no route.
 func expectNotFoundThroughGateway(path, host, why string) {
 	GinkgoHelper()
-	code, _, err := framework.GetHost(nodeHTTP, gatewayURL+path, host)
+	code, _, err := framework.GetHost(nodeHTTP, framework.GatewayURL+path, host)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(code).To(Equal(http.StatusNotFound), why)
 }

@@ -47,15 +47,16 @@ func expectRunning(ns, version string) {
 	expectOperatorImage(ns, version)
 }
 
-// upgradeKeepsServing runs upgrade (whatever makes OLM move to version) until running sees version, while a
-// prober sends a request to the WebApp's Service every 100 ms. Once the new operator runs and reports the
-// WebApp Ready for its generation, no request may have failed, and the WebApp's children must be the same
-// objects with the same pods and pod template: the upgrade neither recreated them nor rolled the pods,
-// although the first version (an earlier commit, hack/olm.sh) renders another pod template for this WebApp
-// than the second, which says so in Ready (the upgrade policy, docs/olm.md).
+// upgradeKeepsServing runs upgrade (whatever makes OLM move to version) until running sees version, while
+// probers send a request to the WebApp every 100 ms through its Service and, when it has a route, through
+// the gateway. Once the new operator runs and reports the WebApp Ready for its generation, no request may
+// have failed on either path, and the WebApp's children must be the same objects with the same pods and
+// pod template: the upgrade neither recreated them nor rolled the pods, although the first version (an
+// earlier commit, hack/olm.sh) renders another pod template for this WebApp than the second, which says so
+// in Ready (the upgrade policy, docs/olm.md).
 func upgradeKeepsServing(wa *webappv1.WebApp, version string, upgrade func(), running func(ns, version string)) {
 	before := childrenOf(wa)
-	p := startProber(wa, 100*time.Millisecond)
+	probers := startProbers(wa, 100*time.Millisecond)
 	upgrade()
 	running(wa.Namespace, version)
 	expectReady(wa)
@@ -65,7 +66,7 @@ func upgradeKeepsServing(wa *webappv1.WebApp, version string, upgrade func(), ru
 		return meta.FindStatusCondition(got.Status.Conditions, webappv1.ConditionReady).Message
 	}).Should(HaveSuffix(status.TemplateHeldNote), "the new operator renders another template, and keeps it waiting")
 	Consistently(func() children { return childrenOf(wa) }, 5*time.Second).Should(Equal(before))
-	expectNoFailedRequests(p)
+	framework.ExpectNoFailedRequests("the operator's upgrade to "+version, probers, 20)
 }
 
 // rollsWithNextChange changes what the WebApp's pod template is rendered from (one more pod
@@ -122,8 +123,9 @@ func expectOperatorImage(ns, version string) {
 
 // createDemo creates a WebApp serving the demo app with two replicas, so that one pod at a time can
 // go without a failed request, reading its environment from a ConfigMap (its config revision is
-// part of the template both versions render).
-func createDemo(ns string) *webappv1.WebApp {
+// part of the template both versions render), exposed by route when not nil. It sets nothing about how
+// pods stop or roll (no lifecycle, no strategy): the operator's defaults apply.
+func createDemo(ns string, route *webappv1.Route) *webappv1.WebApp {
 	Expect(k8s.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "demo-env"},
 		Data: map[string]string{"GREETING": "hello"}})).To(Succeed())
 	wa := &webappv1.WebApp{
@@ -134,10 +136,19 @@ func createDemo(ns string) *webappv1.WebApp {
 			Port:        8080,
 			HealthCheck: &webappv1.HealthCheck{Path: "/healthz"},
 			EnvFrom:     []webappv1.EnvFromSource{{ConfigMapRef: &webappv1.ObjectReference{Name: "demo-env"}}},
+			Route:       route,
 		},
 	}
 	Expect(k8s.Create(ctx, wa)).To(Succeed())
 	return wa
+}
+
+// createRoutedDemo is createDemo with a route on the gateway of make gateway-install, for a host name
+// of the namespace's own. make test-olm installs the gateway, with the Gateway API's CRDs, before OLM
+// starts the operator: the operator looks for that API only when it starts.
+func createRoutedDemo(ns string) *webappv1.WebApp {
+	framework.ExpectGateway(ctx, k8s)
+	return createDemo(ns, framework.GatewayRoute("demo."+ns+".olm.example"))
 }
 
 // expectReady waits until the operator reports the WebApp Ready for its current generation.
@@ -180,24 +191,29 @@ func childrenOf(wa *webappv1.WebApp) children {
 	return c
 }
 
-// startProber sends a GET to the WebApp's Service every interval and counts the answers, from the start
-// of an upgrade to its end. The suite runs inside the node's network namespace, so a plain client
-// reaches ClusterIPs; 5 s per request: a starved 2-core machine can be slow to answer, while a real
-// outage refuses or resets.
+// probeHTTP calls the WebApp from the suite, which runs inside the node's network namespace, so a plain
+// client reaches ClusterIPs; 5 s per request: a starved 2-core machine can be slow to answer, while a
+// real outage refuses or resets.
+var probeHTTP = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+
+// startProber sends a GET to the WebApp's Service every interval and counts the answers.
 func startProber(wa *webappv1.WebApp, interval time.Duration) *framework.Prober {
 	var svc corev1.Service
 	Expect(k8s.Get(ctx, client.ObjectKeyFromObject(wa), &svc)).To(Succeed())
 	url := fmt.Sprintf("http://%s:%d/", svc.Spec.ClusterIP, svc.Spec.Ports[0].Port)
-	hc := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	p, err := framework.StartProber(hc, url, interval)
-	Expect(err).NotTo(HaveOccurred(), "the demo app answers through its Service before the upgrade")
+	p, err := framework.StartProber(probeHTTP, url, interval)
+	Expect(err).NotTo(HaveOccurred(), "the demo app answers through its Service")
 	return p
 }
 
-// expectNoFailedRequests stops p and expects every request to have succeeded.
-func expectNoFailedRequests(p *framework.Prober) {
-	ok, failed, firstFails := p.Stop()
-	By(fmt.Sprintf("the demo app answered %d requests during the upgrade, %d failed", ok, failed))
-	Expect(ok).To(BeNumerically(">", 20), "too few requests to say anything")
-	Expect(failed).To(BeZero(), "failed requests: %v", firstFails)
+// startProbers starts a prober on the WebApp's Service and, when the WebApp has a route, one on the
+// gateway for the route's first host name, keyed by path for framework.ExpectNoFailedRequests.
+func startProbers(wa *webappv1.WebApp, interval time.Duration) map[string]*framework.Prober {
+	probers := map[string]*framework.Prober{"the Service": startProber(wa, interval)}
+	if wa.Spec.Route != nil {
+		p, err := framework.StartProberHost(probeHTTP, framework.GatewayURL+"/", wa.Spec.Route.Hostnames[0], interval)
+		Expect(err).NotTo(HaveOccurred(), "the demo app answers through the gateway")
+		probers["the gateway"] = p
+	}
+	return probers
 }

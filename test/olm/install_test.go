@@ -44,7 +44,7 @@ func runBundle() {
 			"--index-image", opmImage, "--decompression-image", busyboxImage, "--use-http", "--timeout", "5m")
 		Expect(err).NotTo(HaveOccurred(), out)
 		expectRunning(ns, "0.1.0")
-		wa = createDemo(ns)
+		wa = createRoutedDemo(ns)
 		expectReady(wa)
 	})
 
@@ -97,7 +97,7 @@ func subscription() {
 				InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic},
 		})).To(Succeed())
 		expectRunning(ns, "0.1.0")
-		wa = createDemo(ns)
+		wa = createRoutedDemo(ns)
 		expectReady(wa)
 	})
 

@@ -2,12 +2,15 @@
 //
 //	make cluster-up test-olm
 //
-// `make test-olm` builds and pushes every image to the cluster's registry (hack/olm.sh images), installs
-// OLM (hack/olm.sh install), builds the two catalogs and runs this suite inside the node's network
-// namespace, where the registry, the API server and ClusterIPs are all reachable. The specs run in order:
+// `make test-olm` installs the gateway (make gateway-install: Traefik and the Gateway API's CRDs, before
+// any operator starts), builds and pushes every image to the cluster's registry (hack/olm.sh images),
+// installs OLM (hack/olm.sh install), builds the two catalogs and runs this suite inside the node's
+// network namespace, where the registry, the API server and ClusterIPs are all reachable. The specs run
+// in order:
 //
-//  1. `operator-sdk run bundle` installs 0.1.0 (CSV Succeeded, a WebApp Ready), `run bundle-upgrade`
-//     moves it to 0.2.0 while the WebApp's Service answers every request, then `operator-sdk cleanup`;
+//  1. `operator-sdk run bundle` installs 0.1.0 (CSV Succeeded, a WebApp with a route Ready), `run
+//     bundle-upgrade` moves it to 0.2.0 while the WebApp answers every request through its Service and
+//     through the gateway, then `operator-sdk cleanup`;
 //  2. a CatalogSource, an OperatorGroup and a Subscription on channel stable install 0.1.0; pointing
 //     the CatalogSource at the catalog that adds 0.2.0 upgrades the operator, again without a failed request;
 //  3. `operator-sdk scorecard ./bundle` runs the six built-in tests and webapp-operator's own test in

@@ -57,7 +57,7 @@ var _ = Describe("webapp-operator through OLM v1", Label("olmv1"), Ordered, func
 		ext := clusterExtension(ns, "")
 		Expect(k8s.Create(ctx, ext)).To(Succeed())
 		expectInstalledV1(ns, "0.1.0")
-		wa = createDemo(ns)
+		wa = createDemo(ns, nil)
 		expectReady(wa)
 		startProber(wa, time.Second).Stop() // it starts once the Service answers 200
 	})
@@ -115,9 +115,9 @@ var _ = Describe("webapp-operator through OLM v1", Label("olmv1"), Ordered, func
 		var d appsv1.Deployment
 		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: own, Name: "webapp-operator-controller-manager"}, &d)).To(Succeed())
 		Expect(d.Spec.Template.Annotations).To(HaveKeyWithValue("olm.targetNamespaces", own))
-		expectReady(createDemo(own))
+		expectReady(createDemo(own, nil))
 		// a WebApp outside the watched namespace is not reconciled: no status, no children
-		ignored := createDemo(newNamespace("olmv1-other", true))
+		ignored := createDemo(newNamespace("olmv1-other", true), nil)
 		Consistently(func(g Gomega) {
 			var got webappv1.WebApp
 			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(ignored), &got)).To(Succeed())
