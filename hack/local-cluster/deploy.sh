@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# hack/local-cluster/deploy.sh IMAGE_TARBALL: `make deploy` (of DEPLOY_CONFIG, config/default unless
-# set) on the local cluster, then restart the operator only if what it reads once, when it starts,
-# has changed since it last started:
+# hack/local-cluster/deploy.sh IMAGE_TARBALL: `make deploy` (of DEPLOY_CONFIG from the environment,
+# which the Makefile defaults) on the local cluster, then restart the operator only if what it reads
+# once, when it starts, has changed since it last started:
 #   - its image: the tag stays the same across rebuilds (no registry, IfNotPresent), so the kubelet
 #     would keep running the old build;
 #   - the optional APIs it discovers at start-up (internal/operator/discovery.go): the Gateway API's
@@ -26,7 +26,7 @@ key=$( {
 old=$("$kubectl" -n "$ns" get "$deploy" -o "jsonpath={.metadata.annotations.local\.webapp-operator\.io/restart-key}" \
   2>/dev/null || echo absent)
 
-make -C "$REPO" --no-print-directory deploy KUBECTL="$kubectl" DEPLOY_CONFIG="${DEPLOY_CONFIG:-config/default}"
+make -C "$REPO" --no-print-directory deploy KUBECTL="$kubectl"
 case "$old" in
   absent) log "deployed" ;;
   "$key") log "image and optional APIs unchanged: the running operator stays" ;;
