@@ -306,6 +306,9 @@ down() {
   if running containerd; then
     for c in $(ctr_ containers ls -q 2>/dev/null); do
       netns="$netns $(ctr_ containers info "$c" 2>/dev/null | grep -o '"path": *"[^"]*/netns/[^"]*"' | sed 's/.*"\(\/[^"]*\)"/\1/' || true)"
+      # a sandbox the kubelet had no time to tear down (a loaded machine) keeps containerd's loopback
+      # result in the host path libcni hard-codes: the CNI DEL that removes it will never come
+      rm -f "/var/lib/cni/results/cni-loopback-$c-lo" 2>/dev/null || true
     done
     for t in $(ctr_ tasks ls -q 2>/dev/null); do ctr_ tasks kill -s SIGKILL "$t" >/dev/null 2>&1 || true; done
     sleep 1
