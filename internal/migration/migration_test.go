@@ -96,12 +96,20 @@ var _ = Describe("The storage migration", func() {
 		}}
 		Expect(w.migrator().Start(stopCtx)).To(Succeed())
 		Expect(storedVersions()).To(Equal([]string{"v1alpha1", "v1beta1"}))
-		Expect(countValues(storedIn(ns))).To(Equal(map[string]int{alpha: 3, beta: 2}))
+		stored := storedIn(ns)
+		Expect(countValues(stored)).To(Equal(map[string]int{alpha: 3, beta: 2}))
+		before := readAll(ns, names)
 
 		w = &wire{}
 		Expect(w.migrator().Start(ctx)).To(Succeed())
 		Expect(storedIn(ns)).To(Equal(everyStoredIn(beta, names)))
 		Expect(storedVersions()).To(Equal([]string{"v1beta1"}))
+		for n, after := range readAll(ns, names) {
+			if stored[n] == beta {
+				Expect(after.alpha.ResourceVersion).To(Equal(before[n].alpha.ResourceVersion),
+					"%s, stored as v1beta1 already, is written back as it is stored: no write", n)
+			}
+		}
 	})
 
 	It("does not trim while a WebApp is not rewritten, rewrites the others, and retries until it is", func() {
