@@ -87,7 +87,7 @@ test: manifests generate fmt vet envtest-assets gateway-api-crds prometheus-oper
 
 # 20 runs of the envtest suites in a row must pass: the proof that they do not flake.
 TEST_REPEAT ?= 20
-ENVTEST_SUITES := api/v1alpha1 internal/operator internal/controller
+ENVTEST_SUITES := api/v1alpha1 internal/operator internal/controller internal/migration
 .PHONY: test-repeat
 test-repeat: manifests envtest-assets gateway-api-crds prometheus-operator-crds ## Run the envtest suites TEST_REPEAT (20) times in a row; stop at the first failure.
 	for p in $(ENVTEST_SUITES); do go test -c -o bin/$$(basename $$p).test ./$$p; done

@@ -21,6 +21,7 @@ import (
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/controller"
 	"github.com/webapp-operator/webapp-operator/internal/metrics"
+	"github.com/webapp-operator/webapp-operator/internal/migration"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
 )
 
@@ -165,6 +166,15 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 			retry: 30 * time.Second}); err != nil {
 			return nil, err
 		}
+	}
+	// The storage migration (docs/api-design.md): where the CRD's status.storedVersions lists only
+	// its storage version, it reads the CRD once and ends.
+	migrator, err := migration.New(cfg, "webapps."+webappv1.GroupVersion.Group)
+	if err != nil {
+		return nil, err
+	}
+	if err := mgr.Add(migrator); err != nil {
+		return nil, err
 	}
 	if err := mgr.AddHealthzCheck("informers", health.alive); err != nil {
 		return nil, err

@@ -99,9 +99,12 @@ var _ = Describe("The operator, with no permission but the CSV's", func() {
 		Eventually(readyCondition(ns, "rbac"), timeout, interval).Should(HaveField("Status", metav1.ConditionFalse))
 		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "rbac"}, &appsv1.Deployment{})).To(Succeed())
 		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "rbac"}, &corev1.Service{})).To(Succeed())
+		// the storage migration read the CRD, found nothing to do, and was refused nothing
+		Eventually(theOperator.Log, timeout, interval).Should(ContainSubstring("Nothing to migrate"))
+		Expect(theOperator.Log()).NotTo(ContainSubstring("not permitted"))
 	})
 
-	It("is refused what it does not use: reading single pods or the status subresource, other Leases", func() {
+	It("is refused what it does not use: reading single pods or the status subresource, other Leases, other CRDs", func() {
 		ns := newNamespace(nil)
 		op := func(ns, verb, group, resource, subresource, name string) func(g Gomega) bool {
 			return allowed(operatorUser, ns, verb, group, resource, subresource, name)
@@ -117,6 +120,13 @@ var _ = Describe("The operator, with no permission but the CSV's", func() {
 			Expect(op(operatorNamespace, verb, "coordination.k8s.io", "leases", "", "someone-else")(Default)).
 				To(BeFalse(), "%s another Lease", verb)
 		}
+		// the storage migration's rules: its own CRD only, and of that only the status is written
+		const crds, webApps, other = "customresourcedefinitions", "webapps.apps.webapp-operator.io", "others.example.com"
+		Expect(op("", "get", "apiextensions.k8s.io", crds, "", webApps)(Default)).To(BeTrue())
+		Expect(op("", "update", "apiextensions.k8s.io", crds, "status", webApps)(Default)).To(BeTrue())
+		Expect(op("", "update", "apiextensions.k8s.io", crds, "", webApps)(Default)).To(BeFalse(), "the CRD's spec")
+		Expect(op("", "get", "apiextensions.k8s.io", crds, "", other)(Default)).To(BeFalse(), "another CRD")
+		Expect(op("", "update", "apiextensions.k8s.io", crds, "status", other)(Default)).To(BeFalse(), "another CRD")
 	})
 })
 
