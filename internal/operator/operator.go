@@ -18,18 +18,19 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/controller"
 	"github.com/webapp-operator/webapp-operator/internal/metrics"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
+	"github.com/webapp-operator/webapp-operator/internal/served"
 )
 
-// Scheme knows the built-in types and the WebApp API.
+// Scheme knows the built-in types and the WebApp API in the version the API server serves the
+// operator (package served).
 var Scheme = runtime.NewScheme()
 
 func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(Scheme))
-	utilruntime.Must(webappv1.AddToScheme(Scheme))
+	utilruntime.Must(served.AddToScheme(Scheme))
 }
 
 // Options configure the manager.

@@ -15,13 +15,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
+	"github.com/webapp-operator/webapp-operator/internal/served"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
-// The corpus: WebApps as the API server admits them (the samples and generated objects; api/v1alpha1's
-// TestWriteRenderCorpus wrote them), and what the renderer made of each (rendered.jsonl, written by
-// -update-corpus). Any change of the renderer's output for any of them fails TestRenderCorpus.
+// The corpus: v1alpha1 WebApps as the API server admits them (the samples and generated objects;
+// api/v1alpha1's TestWriteRenderCorpus wrote them), and what the renderer made of each when it read
+// v1alpha1 (rendered.jsonl, recorded before it moved to the hub). The renderer now reads each as the
+// operator does, converted to the hub (served.ToHub), and any change of its output for any of them
+// fails TestRenderCorpus.
 var (
 	corpusDir    = filepath.Join("testdata", "corpus")
 	updateCorpus = flag.Bool("update-corpus", false, "rewrite testdata/corpus/rendered.jsonl from the renderer")
@@ -56,17 +60,28 @@ func TestRenderCorpus(t *testing.T) {
 	apps := readCorpus(t)
 	var got bytes.Buffer
 	seen := map[string]int{}
-	for _, app := range apps {
+	for _, alpha := range apps {
+		app, err := served.ToHub(alpha)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, carried := app.Annotations[webappv1.AlphaCarrierAnnotation]; carried {
+			seen["carrier"]++
+		}
 		r := render(t, app)
 		r.count(seen)
 		b, err := json.Marshal(r)
 		if err != nil {
 			t.Fatal(err)
 		}
+		// the conversion's carrier is the WebApp's business, never its children's
+		if bytes.Contains(b, []byte(webappv1.AlphaCarrierAnnotation)) {
+			t.Errorf("%s: the carrier annotation leaks into what the renderer makes: %s", app.Name, b)
+		}
 		got.Write(append(b, '\n'))
 	}
 	// a corpus that never renders some kind of child, or never reaches the rollback, proves nothing of it
-	for _, what := range append(kinds(), "configRefs", "metricsExposed", "rolloutFailure", "recheck") {
+	for _, what := range append(kinds(), "configRefs", "metricsExposed", "rolloutFailure", "recheck", "carrier") {
 		if seen[what] == 0 {
 			t.Errorf("no WebApp of the corpus has a %s", what)
 		}
@@ -148,19 +163,24 @@ func readCorpus(t *testing.T) []*webappv1.WebApp {
 	return out
 }
 
-func render(t *testing.T, app *webappv1.WebApp) rendering {
+func render(t *testing.T, app *v1beta1.WebApp) rendering {
 	t.Helper()
 	r := rendering{Name: app.Name, Children: map[string]json.RawMessage{}, Errors: map[string]string{}}
-	d, _, err := resources.DesiredDeployment(resources.DeploymentInputs{App: app, ConfigRevision: "0123456789abcdef"})
+	spec, err := served.TemplateSpec(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _, err := resources.DesiredDeployment(resources.DeploymentInputs{App: app, ConfigRevision: "0123456789abcdef",
+		TemplateSpec: spec})
 	r.child(t, resources.Deployment.Kind(), d, err)
 	for _, child := range resources.Children {
 		desired, err := child.Desired(app)
 		r.child(t, child.Kind(), desired, err)
 	}
 	if d != nil {
-		rollback := webappv1.RollbackStatus{Generation: 1, Image: "broken", Reason: status.ReasonPodFailing, Message: "m",
-			To: webappv1.Revision{Revision: 1, Generation: 1, Image: "nginx"}}
-		err := resources.RollBack(d, app, replicaSetTemplate(), rollback)
+		rollback := v1beta1.RollbackStatus{Generation: 1, Image: "broken", Reason: status.ReasonPodFailing, Message: "m",
+			To: v1beta1.Revision{Revision: 1, Generation: 1, Image: "nginx"}}
+		err := resources.RollBack(d, spec, replicaSetTemplate(), rollback)
 		r.RolledBack = marshal(t, d.Annotations, err)
 	}
 	r.Selector, r.URL = resources.Selector(app), resources.URL(app)
@@ -209,11 +229,11 @@ func replicaSetTemplate() *corev1.PodTemplateSpec {
 
 // failingRollout asks the rollback policy about a rollout whose pods have failed for 100 s, with an
 // earlier Ready revision to go back to.
-func failingRollout(app *webappv1.WebApp) (*status.Failure, time.Duration) {
+func failingRollout(app *v1beta1.WebApp) (*status.Failure, time.Duration) {
 	now := metav1.NewTime(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC))
-	next := webappv1.WebAppStatus{
-		Revisions: []webappv1.Revision{{Revision: 1, Generation: 1, Image: "nginx"}},
-		Conditions: []metav1.Condition{{Type: webappv1.ConditionReady, Status: metav1.ConditionFalse, Reason: status.ReasonPodFailing,
+	next := v1beta1.WebAppStatus{
+		Revisions: []v1beta1.Revision{{Revision: 1, Generation: 1, Image: "nginx"}},
+		Conditions: []metav1.Condition{{Type: v1beta1.ConditionReady, Status: metav1.ConditionFalse, Reason: status.ReasonPodFailing,
 			Message: "pods fail", LastTransitionTime: metav1.NewTime(now.Add(-100 * time.Second))}},
 	}
 	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{status.RevisionAnnotation: "2"}}}
