@@ -1,8 +1,8 @@
 // Package served is the one place that knows which version of the WebApp API the operator lists,
 // watches and writes the status of, and how a WebApp of that version becomes the hub, api/v1beta1,
 // which everything else reads: the reconciler, the renderer (package resources), status and metrics
-// (docs/api-design.md, "One internal version"). That version is v1alpha1 today; serving v1beta1
-// is a change of this package.
+// (docs/design.md, "One internal version"). That version is v1alpha1 today; serving v1beta1 is a
+// change of this package.
 package served
 
 import (
@@ -110,7 +110,10 @@ func unsetIfNil[A, B any](alpha *A, hub **B) {
 // TemplateSpec is what the upgrade policy fingerprints of app's spec (resources.TemplateInputs): its
 // v1alpha1 form, without the fields the pod template is not rendered from, in JSON. Every Deployment
 // the operator has stamped was stamped with a fingerprint of exactly that, and a stamp of other inputs
-// does not hold a template (docs/design.md, "stamp and hold"): so it stays the v1alpha1 form.
+// does not hold a template (docs/design.md, "stamp and hold"): so it stays the v1alpha1 form. For a
+// WebApp as the API server serves it, defaults applied, the conversion back gives the very spec the
+// hub came from (TestTemplateSpecIsWhatTheStampAlwaysFingerprinted); one built in Go without
+// rolloutOnConfigChange comes back with its default, true.
 func TemplateSpec(app *v1beta1.WebApp) ([]byte, error) {
 	alpha := &webappv1.WebApp{}
 	if err := alpha.ConvertFrom(app); err != nil {
