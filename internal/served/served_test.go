@@ -82,6 +82,22 @@ func TestTemplateSpecIsWhatTheStampAlwaysFingerprinted(t *testing.T) {
 	}
 }
 
+// A spec built in Go, which the API server never defaulted, comes back from the hub with the CRD's
+// default for rolloutOnConfigChange: the one field whose absence the hub cannot tell from true.
+func TestTemplateSpecOfAnUndefaultedWebApp(t *testing.T) {
+	app := &webappv1.WebApp{Spec: webappv1.WebAppSpec{Image: "nginx"}}
+	spec := app.Spec.DeepCopy()
+	served.NotTemplateFields(spec)
+	spec.RolloutOnConfigChange = ptr.To(true)
+	want, err := json.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := templateSpec(t, app); string(got) != string(want) {
+		t.Errorf("the stamp fingerprints\n%s\nnot\n%s", got, want)
+	}
+}
+
 // The fields TemplateSpec leaves out must not feed the pod template: a change of one that did
 // would not end a hold (resources.DesiredDeployment), and the WebApp's change would not be applied.
 func TestNotTemplateFieldsDoNotChangeThePodTemplate(t *testing.T) {
