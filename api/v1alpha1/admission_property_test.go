@@ -22,6 +22,7 @@ import (
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
+	"github.com/webapp-operator/webapp-operator/internal/served"
 )
 
 // The CRD must admit nothing the operator cannot decode or render. These specs read the generated
@@ -500,8 +501,10 @@ var _ = Describe("WebApp admission, against the operator's decoder", func() {
 				Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &webappv1.WebApp{})).To(Succeed(),
 					"%s = %#v was admitted but does not convert", l, v)
 				app.UID = "00000000-0000-0000-0000-000000000001"
+				hub, err := served.ToHub(app)
+				Expect(err).NotTo(HaveOccurred(), "%s = %#v was admitted but does not convert to the hub", l, v)
 				for _, child := range resources.All {
-					desired, err := child.Desired(app)
+					desired, err := child.Desired(hub)
 					Expect(err).NotTo(HaveOccurred(), "%s = %#v was admitted but does not render a %s", l, v, child.Kind())
 					if desired == nil {
 						continue
@@ -699,8 +702,10 @@ var _ = Describe("Random WebApps, every field at once, against the operator's re
 			app := &webappv1.WebApp{}
 			Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, app)).To(Succeed(), "admitted but does not convert: %v", spec)
 			app.UID = "00000000-0000-0000-0000-000000000001"
+			hub, err := served.ToHub(app)
+			Expect(err).NotTo(HaveOccurred(), "admitted but does not convert to the hub: %v", spec)
 			for _, child := range resources.All {
-				desired, err := child.Desired(app)
+				desired, err := child.Desired(hub)
 				Expect(err).NotTo(HaveOccurred(), "admitted but does not render a %s: %v", child.Kind(), spec)
 				if desired != nil {
 					Expect(k8sClient.Apply(ctx, desired, client.FieldOwner(resources.FieldOwner), client.ForceOwnership,

@@ -23,12 +23,14 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/utils/ptr"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
+	"github.com/webapp-operator/webapp-operator/internal/served"
 )
 
 // The mapping rules of docs/api-design.md, one case each: what the v1beta1 form of a v1alpha1 spec
@@ -165,10 +167,15 @@ func TestConvertHealthCheckExpands(t *testing.T) {
 
 func appContainer(t *testing.T, app *webappv1.WebApp) any {
 	t.Helper()
-	d, _, err := resources.DesiredDeployment(resources.DeploymentInputs{App: app})
+	hub, err := served.ToHub(app)
 	if err != nil {
 		t.Fatal(err)
 	}
+	desired, err := resources.Deployment.Desired(hub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := desired.(*appsv1ac.DeploymentApplyConfiguration)
 	c := d.Spec.Template.Spec.Containers[0]
 	// Kubernetes defaults what is left unset, so the pod the API server stores is the same whether
 	// a timing equal to its default is written out or not.

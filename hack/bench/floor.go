@@ -17,6 +17,7 @@ import (
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
+	"github.com/webapp-operator/webapp-operator/internal/served"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
@@ -104,8 +105,12 @@ func (h *harness) createWithChildren(ctx context.Context, key string, created *s
 		return err
 	}
 	created.Store(key, app.DeepCopy()) // the status writer changes its copy while this goroutine applies
+	hub, err := served.ToHub(app)
+	if err != nil {
+		return err
+	}
 	for _, child := range resources.All {
-		desired, err := child.Desired(app)
+		desired, err := child.Desired(hub)
 		if err != nil {
 			return err
 		}
@@ -123,9 +128,13 @@ func (h *harness) createWithChildren(ctx context.Context, key string, created *s
 
 // markReady writes the status the operator computes for app once d is Available, and its event.
 func (h *harness) markReady(ctx context.Context, app *webappv1.WebApp, d *appsv1.Deployment) error {
-	obs := status.Observation{Selector: resources.Selector(app), URL: resources.URL(app), Deployment: d}
+	hub, err := served.ToHub(app) // the form the operator reads it in
+	if err != nil {
+		return err
+	}
+	obs := status.Observation{Selector: resources.Selector(hub), URL: resources.URL(hub), Deployment: d}
 	for _, child := range resources.All {
-		if desired, err := child.Desired(app); err != nil || desired == nil {
+		if desired, err := child.Desired(hub); err != nil || desired == nil {
 			continue
 		}
 		live := child.New()
@@ -134,16 +143,20 @@ func (h *harness) markReady(ctx context.Context, app *webappv1.WebApp, d *appsv1
 		} else if err := h.cached(ctx, client.ObjectKeyFromObject(app), live); err != nil {
 			return err
 		}
-		obs.Children = append(obs.Children, child.Health(app, live))
+		obs.Children = append(obs.Children, child.Health(hub, live))
 	}
 	now := metav1.Now()
-	next := status.Compute(app, obs, now)
-	ready := meta.FindStatusCondition(next.Conditions, webappv1.ConditionReady)
+	hub.Status = status.Compute(hub, obs, now)
+	ready := meta.FindStatusCondition(hub.Status.Conditions, webappv1.ConditionReady)
 	if ready == nil || ready.Status != metav1.ConditionTrue {
 		return fmt.Errorf("floor: the status of %s/%s is not Ready: %+v", app.Namespace, app.Name, ready)
 	}
+	next := &webappv1.WebApp{} // the same status, in the version the API server serves
+	if err := next.ConvertFrom(hub); err != nil {
+		return err
+	}
 	before := app.DeepCopy()
-	app.Status = next
+	app.Status = next.Status
 	if err := retry(ctx, func() error { return h.cl.Status().Patch(ctx, app, client.MergeFrom(before)) }); err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
+	"github.com/webapp-operator/webapp-operator/internal/served"
 )
 
 const (
@@ -447,7 +448,11 @@ func (h *harness) applyCeiling(ctx context.Context, key string) error {
 // ceilingObject is the object the operator would apply for child, without the owner reference (no
 // WebApp exists to own it); nil when the WebApp wants none.
 func ceilingObject(child resources.Child, app *webappv1.WebApp) (runtime.ApplyConfiguration, error) {
-	desired, err := child.Desired(app)
+	hub, err := served.ToHub(app)
+	if err != nil {
+		return nil, err
+	}
+	desired, err := child.Desired(hub)
 	if err != nil || desired == nil {
 		return nil, err
 	}

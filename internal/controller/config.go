@@ -16,7 +16,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
@@ -77,7 +77,7 @@ const configRefIndex = "webapp.configRefs"
 // indexConfigRefs is the index function of configRefIndex on the WebApp informers (WebApps): a
 // WebApp's keys are its namespace and each reference's ConfigKey.String(), joined by a slash.
 func indexConfigRefs(obj any) ([]string, error) {
-	app, ok := obj.(*webappv1.WebApp)
+	app, ok := obj.(*v1beta1.WebApp)
 	if !ok {
 		return nil, nil // undecodable: reported by its own pass, and it reads nothing until it decodes
 	}
@@ -115,7 +115,7 @@ func (r *WebAppReconciler) configToWebApps(kind string) func(context.Context, cl
 // "" when they read none or app does not roll on config changes, or a ConfigMissing problem that
 // names every required reference to an object that does not exist. Secrets count only when the
 // operator watches them (ConfigOptions). live is app's Deployment, nil when there is none.
-func (r *WebAppReconciler) configRevision(ctx context.Context, app *webappv1.WebApp, live *appsv1.Deployment) (string, error) {
+func (r *WebAppReconciler) configRevision(ctx context.Context, app *v1beta1.WebApp, live *appsv1.Deployment) (string, error) {
 	refs := resources.ConfigRefs(app)
 	roll := resources.RollsOnConfigChange(app)
 	readsSecret := slices.ContainsFunc(refs, isSecret)
@@ -155,7 +155,7 @@ func (r *WebAppReconciler) configRevision(ctx context.Context, app *webappv1.Web
 	// The unkeyed revision an earlier version published stays while it is still that of the data:
 	// the keyed one would roll the pods for nothing. The next change of the data brings the keyed one.
 	if legacy := resources.ConfigRevision(refs, digests, nil); live != nil &&
-		live.Spec.Template.Annotations[webappv1.ConfigRevisionAnnotation] == legacy {
+		live.Spec.Template.Annotations[v1beta1.ConfigRevisionAnnotation] == legacy {
 		return legacy, nil
 	}
 	return rev, nil
@@ -163,7 +163,7 @@ func (r *WebAppReconciler) configRevision(ctx context.Context, app *webappv1.Web
 
 // secretRolloutsOff reports whether app's pods would roll on a change of a Secret they read, but the
 // operator does not watch Secrets.
-func (r *WebAppReconciler) secretRolloutsOff(app *webappv1.WebApp) bool {
+func (r *WebAppReconciler) secretRolloutsOff(app *v1beta1.WebApp) bool {
 	return r.Config.Secrets == SecretRolloutsOff && resources.RollsOnConfigChange(app) &&
 		slices.ContainsFunc(resources.ConfigRefs(app), isSecret)
 }

@@ -95,7 +95,7 @@ func TestLegacyRevisionStaysUntilTheDataChanges(t *testing.T) {
 		Spec: webappv1.WebAppSpec{Image: "img", Env: []webappv1.EnvVar{{Name: "PW", ValueFrom: &webappv1.EnvVarSource{
 			SecretKeyRef: &webappv1.KeySelector{Name: "token", Key: "pw"}}}}}}
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "token"}, Data: map[string][]byte{"pw": []byte("1234")}}
-	refs := resources.ConfigRefs(app)
+	refs := resources.ConfigRefs(toHub(t, app))
 	revision := func(data string, key []byte) string {
 		d := resources.ConfigDigest(nil, map[string][]byte{"pw": []byte(data)})
 		return resources.ConfigRevision(refs, map[resources.ConfigKey]string{refs[0].ConfigKey: d}, key)
@@ -127,7 +127,7 @@ func TestLegacyRevisionStaysUntilTheDataChanges(t *testing.T) {
 			}
 			c := fake.NewClientBuilder().WithScheme(testScheme(t)).WithObjects(s).Build()
 			r := &WebAppReconciler{Client: c, APIReader: c, Config: ConfigOptions{Secrets: SecretRolloutsOn, Key: key}}
-			got, err := r.configRevision(ctx, app, live)
+			got, err := r.configRevision(ctx, toHub(t, app), live)
 			if err != nil || got != tc.want {
 				t.Errorf("revision %q, %v; want %q", got, err, tc.want)
 			}

@@ -71,7 +71,7 @@ func unkeyedRevision(ns, name string) string {
 	GinkgoHelper()
 	app := &webappv1.WebApp{}
 	Expect(k8sClient.Get(ctx, key(ns, name), app)).To(Succeed())
-	refs := resources.ConfigRefs(app)
+	refs := resources.ConfigRefs(hub(app))
 	digests := map[resources.ConfigKey]string{}
 	for _, r := range refs {
 		if r.Kind == resources.KindSecret {

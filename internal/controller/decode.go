@@ -12,31 +12,33 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
+	"github.com/webapp-operator/webapp-operator/internal/served"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
 // WebApps are decoded one by one, so that one the Go types cannot hold fails only itself
 // (docs/design.md, Undecodable WebApps).
 
-// NewWebAppObject returns an empty WebApp in the form the operator lists and watches it.
+// NewWebAppObject returns an empty WebApp in the form the operator lists and watches it: unstructured,
+// in the version the API server serves it (package served).
 func NewWebAppObject() *unstructured.Unstructured {
 	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(webappv1.GroupVersion.WithKind("WebApp"))
+	u.SetGroupVersionKind(served.GroupVersion.WithKind(served.Kind))
 	return u
 }
 
-// decode converts a cached WebApp to its Go type. Its error names the first field that does not decode.
-func decode(u *unstructured.Unstructured) (*webappv1.WebApp, error) {
-	app := &webappv1.WebApp{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, app); err != nil {
-		if path, fieldErr := undecodableField(u.Object["spec"], reflect.TypeFor[webappv1.WebAppSpec](), "spec"); path != "" {
+// decode converts a cached WebApp to the hub, once: the cache keeps what it returns, and every pass,
+// the renderer, status and metrics read that. Its error names the first field that does not decode.
+func decode(u *unstructured.Unstructured) (*v1beta1.WebApp, error) {
+	app, err := served.Decode(u.Object)
+	if err != nil {
+		if path, fieldErr := undecodableField(u.Object["spec"], served.SpecType, "spec"); path != "" {
 			return nil, fmt.Errorf("%s: %v", path, fieldErr)
 		}
 		return nil, err

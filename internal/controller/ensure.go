@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
@@ -35,7 +35,7 @@ const absentOnly = "18446744073709551615"
 //     annotations) are left alone.
 //
 // Terminal failures are returned as a *status.Problem, transient ones as plain errors.
-func (r *WebAppReconciler) ensure(ctx context.Context, app *webappv1.WebApp, child resources.Child,
+func (r *WebAppReconciler) ensure(ctx context.Context, app *v1beta1.WebApp, child resources.Child,
 	cached client.Object, desired runtime.ApplyConfiguration) (client.Object, bool, error) {
 	live := cached
 	if live == nil {
@@ -88,7 +88,7 @@ func (r *WebAppReconciler) ensure(ctx context.Context, app *webappv1.WebApp, chi
 // (its UID and resourceVersion): a same-name object of anyone else's is left alone, since the
 // WebApp asks for nothing of that name. A pass over a WebApp that wants no such child sends no
 // request at all.
-func (r *WebAppReconciler) prune(ctx context.Context, app *webappv1.WebApp, child resources.Child, live client.Object) error {
+func (r *WebAppReconciler) prune(ctx context.Context, app *v1beta1.WebApp, child resources.Child, live client.Object) error {
 	if live == nil || !metav1.IsControlledBy(live, app) || live.GetDeletionTimestamp() != nil {
 		return nil
 	}
@@ -124,7 +124,7 @@ func (r *WebAppReconciler) create(ctx context.Context, child resources.Child, de
 
 // applyError sorts the API server's refusal of a write: a spec it refuses (422) and a denial by
 // policy, quota or RBAC (403, 400) are terminal; anything else is transient.
-func applyError(child resources.Child, app *webappv1.WebApp, existed bool, err error) error {
+func applyError(child resources.Child, app *v1beta1.WebApp, existed bool, err error) error {
 	switch {
 	case apierrors.IsInvalid(err):
 		msg := fmt.Sprintf("the API server refused the %s: %v", child.Kind(), err)

@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
@@ -31,7 +31,7 @@ func PodCacheSelector() labels.Selector {
 // a rollout is stuck (ImagePullBackOff, CrashLoopBackOff, Unschedulable...) rather than only that it is.
 // Only pods of the Deployment's own ReplicaSets count (named <deployment>-<pod-template-hash>): a
 // pod that merely carries the same labels is not the WebApp's.
-func (r *WebAppReconciler) podIssue(ctx context.Context, app *webappv1.WebApp) (*status.PodIssue, error) {
+func (r *WebAppReconciler) podIssue(ctx context.Context, app *v1beta1.WebApp) (*status.PodIssue, error) {
 	var pods corev1.PodList
 	if err := r.List(ctx, &pods, client.InNamespace(app.Namespace), client.MatchingLabels(resources.PodLabels(app))); err != nil {
 		return nil, fmt.Errorf("listing pods: %w", err)

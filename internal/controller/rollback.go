@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
@@ -36,7 +36,7 @@ import (
 // revisionHistoryLimit), nothing changes and the WebApp reports the failure as it is.
 func (r *WebAppReconciler) rollBackIfFailed(ctx context.Context, p *pass, d *appsv1ac.DeploymentApplyConfiguration) error {
 	app, live := p.app, p.deployment
-	if live == nil || app.Spec.Rollout == nil || !app.Spec.Rollout.AutoRollback {
+	if live == nil || app.Spec.Rollout.OnFailure != v1beta1.RolloutFailureRollback {
 		return nil
 	}
 	now := status.Compute(app, status.Observation{Children: []status.Health{resources.Deployment.Health(app, live)},
@@ -60,9 +60,9 @@ func (r *WebAppReconciler) rollBackIfFailed(ctx context.Context, p *pass, d *app
 			"revision", failure.To.Revision, "reason", failure.Reason)
 		return nil
 	}
-	rollback := webappv1.RollbackStatus{Generation: app.Generation, Image: app.Spec.Image, Reason: failure.Reason,
+	rollback := v1beta1.RollbackStatus{Generation: app.Generation, Image: app.Spec.Container.Image, Reason: failure.Reason,
 		Message: failure.Message, To: failure.To, At: p.now}
-	if err := resources.RollBack(d, app, &rs.Spec.Template, rollback); err != nil {
+	if err := resources.RollBack(d, p.templateSpec, &rs.Spec.Template, rollback); err != nil {
 		return err
 	}
 	p.template, p.rolledBack = resources.TemplateRolledBack, &rollback

@@ -19,6 +19,7 @@ import (
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/controller"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
+	"github.com/webapp-operator/webapp-operator/internal/served"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
@@ -247,13 +248,13 @@ func annotated(t *corev1ac.PodTemplateSpecApplyConfiguration) {
 func playEarlierOperator(ns, name string, earlier func(*corev1ac.PodTemplateSpecApplyConfiguration)) {
 	GinkgoHelper()
 	app := fetch(ns, name)
-	desired, err := resources.Deployment.Desired(app)
+	desired, err := resources.Deployment.Desired(hub(app))
 	Expect(err).NotTo(HaveOccurred())
 	d := desired.(*appsv1ac.DeploymentApplyConfiguration)
 	earlier(d.Spec.Template)
-	inputs, err := resources.TemplateInputs(app, "")
+	spec, err := served.TemplateSpec(hub(app))
 	Expect(err).NotTo(HaveOccurred())
-	Expect(resources.StampTemplate(d, inputs)).To(Succeed())
+	Expect(resources.StampTemplate(d, resources.TemplateInputs(spec, ""))).To(Succeed())
 	Expect(k8sClient.Apply(ctx, d, client.FieldOwner(resources.FieldOwner), client.ForceOwnership)).To(Succeed())
 	Eventually(func(g Gomega) map[string]string {
 		return getDeployment(ns, name)(g).Annotations

@@ -19,7 +19,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/operator"
+	"github.com/webapp-operator/webapp-operator/internal/served"
 	"github.com/webapp-operator/webapp-operator/internal/testenv"
 )
 
@@ -179,3 +182,12 @@ func settledWritesIn(ns string) int {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// hub is app, as the tests read it from the API server, in the form the operator reads it
+// (served.ToHub).
+func hub(app *webappv1.WebApp) *v1beta1.WebApp {
+	GinkgoHelper()
+	h, err := served.ToHub(app)
+	Expect(err).NotTo(HaveOccurred())
+	return h
+}

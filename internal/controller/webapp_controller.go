@@ -34,12 +34,15 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
+	"github.com/webapp-operator/webapp-operator/internal/served"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
@@ -80,7 +83,7 @@ type WebAppReconciler struct {
 // PassObserver is told, after a pass, the status the WebApp had, the one the pass computed, and the
 // pass's error.
 type PassObserver interface {
-	ObservePass(app metav1.Object, before, after webappv1.WebAppStatus, err error)
+	ObservePass(app metav1.Object, before, after v1beta1.WebAppStatus, err error)
 }
 
 // DefaultTerminalRecheck is the default of WebAppReconciler.TerminalRecheck.
@@ -121,7 +124,7 @@ func (r *WebAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 
 // pass is what one Reconcile observed, decided and did.
 type pass struct {
-	app *webappv1.WebApp
+	app *v1beta1.WebApp
 	now metav1.Time
 
 	// observed
@@ -131,11 +134,12 @@ type pass struct {
 	podIssue       *status.PodIssue
 
 	// decided
-	steps       []step
-	template    resources.TemplateSource
-	rolledBack  *webappv1.RollbackStatus // the rollback this pass makes
-	recheck     time.Duration            // when a failing rollout would count as failed
-	rollbackErr error                    // reading the revision to go back to failed
+	templateSpec []byte // what the Deployment's stamp fingerprints of the spec (served.TemplateSpec)
+	steps        []step
+	template     resources.TemplateSource
+	rolledBack   *v1beta1.RollbackStatus // the rollback this pass makes
+	recheck      time.Duration           // when a failing rollout would count as failed
+	rollbackErr  error                   // reading the revision to go back to failed
 
 	// done
 	written  []string           // the kinds applied
@@ -192,8 +196,7 @@ func (r *WebAppReconciler) readChildren(ctx context.Context, p *pass) error {
 // decide renders every child. The Deployment's pod template is decided against the live one
 // (resources.DesiredDeployment), and goes back to an earlier revision when the rollout failed.
 func (r *WebAppReconciler) decide(ctx context.Context, p *pass) {
-	d, source, err := resources.DesiredDeployment(resources.DeploymentInputs{
-		App: p.app, Live: p.deployment, ConfigRevision: p.configRevision})
+	d, source, err := p.desiredDeployment()
 	if err != nil {
 		p.steps = append(p.steps, step{child: resources.Deployment, err: err})
 		return
@@ -205,6 +208,18 @@ func (r *WebAppReconciler) decide(ctx context.Context, p *pass) {
 		desired, err := child.Desired(p.app)
 		p.steps = append(p.steps, step{child: child, desired: desired, err: err})
 	}
+}
+
+// desiredDeployment decides the Deployment (resources.DesiredDeployment), stamped with what the upgrade
+// policy has always fingerprinted of the spec (served.TemplateSpec).
+func (p *pass) desiredDeployment() (*appsv1ac.DeploymentApplyConfiguration, resources.TemplateSource, error) {
+	spec, err := served.TemplateSpec(p.app)
+	if err != nil {
+		return nil, resources.TemplateRendered, err
+	}
+	p.templateSpec = spec
+	return resources.DesiredDeployment(resources.DeploymentInputs{
+		App: p.app, Live: p.deployment, ConfigRevision: p.configRevision, TemplateSpec: spec})
 }
 
 // act brings each child in line, in order, and stops at the first that cannot be: no half-made
@@ -351,14 +366,17 @@ func (r *WebAppReconciler) terminalRecheck() time.Duration {
 
 // writeStatus patches the status subresource once, and only when it changed. A merge patch without
 // a resourceVersion precondition cannot fail with a conflict; the status is ours alone and was
-// computed from the freshest observation, so last-writer-wins is right here.
-func (r *WebAppReconciler) writeStatus(ctx context.Context, app *webappv1.WebApp, next webappv1.WebAppStatus) error {
+// computed from the freshest observation, so last-writer-wins is right here. The patch holds what
+// changed in the status, which has the same shape in every version, and goes to the served one.
+func (r *WebAppReconciler) writeStatus(ctx context.Context, app *v1beta1.WebApp, next v1beta1.WebAppStatus) error {
 	if equality.Semantic.DeepEqual(app.Status, next) {
 		return nil
 	}
-	before := app.DeepCopy()
-	app.Status = next
-	if err := r.Status().Patch(ctx, app, client.MergeFrom(before)); err != nil {
+	patch, err := client.MergeFrom(&v1beta1.WebApp{Status: app.Status}).Data(&v1beta1.WebApp{Status: next})
+	if err == nil {
+		err = r.Status().Patch(ctx, served.Object(app), client.RawPatch(types.MergePatchType, patch))
+	}
+	if err != nil {
 		return client.IgnoreNotFound(fmt.Errorf("patching status: %w", err))
 	}
 	return nil
@@ -369,13 +387,13 @@ func (r *WebAppReconciler) writeStatus(ctx context.Context, app *webappv1.WebApp
 // the WebApp stalled or hit an error); its first value counts only when it is Ready or a failure.
 // Moves between serving states (Ready, Scaling, ScaledToZero, Paused) emit none: an autoscaled app
 // scales all day, and each scale would otherwise cost two events.
-func (r *WebAppReconciler) recordReadyChange(app *webappv1.WebApp, next webappv1.WebAppStatus) {
-	was := meta.FindStatusCondition(app.Status.Conditions, webappv1.ConditionReady)
-	now := meta.FindStatusCondition(next.Conditions, webappv1.ConditionReady)
+func (r *WebAppReconciler) recordReadyChange(app *v1beta1.WebApp, next v1beta1.WebAppStatus) {
+	was := meta.FindStatusCondition(app.Status.Conditions, v1beta1.ConditionReady)
+	now := meta.FindStatusCondition(next.Conditions, v1beta1.ConditionReady)
 	if now == nil {
 		return
 	}
-	failure := meta.IsStatusConditionTrue(next.Conditions, webappv1.ConditionStalled) ||
+	failure := meta.IsStatusConditionTrue(next.Conditions, v1beta1.ConditionStalled) ||
 		now.Reason == status.ReasonReconcileError || now.Reason == status.ReasonRollingBack
 	first := was == nil && (now.Status == metav1.ConditionTrue || failure)
 	changed := was != nil && (was.Reason != now.Reason || was.Status != now.Status)
@@ -387,16 +405,16 @@ func (r *WebAppReconciler) recordReadyChange(app *webappv1.WebApp, next webappv1
 	if failure {
 		eventType = corev1.EventTypeWarning
 	}
-	r.Recorder.Eventf(app, nil, eventType, now.Reason, "Reconcile", "%s", now.Message)
+	r.Recorder.Eventf(served.Object(app), nil, eventType, now.Reason, "Reconcile", "%s", now.Message)
 }
 
 // recordDriftCorrection emits one event when the pass wrote children although the WebApp's spec did
 // not change since its last status: someone else changed what the operator owns, and it put it back.
-func (r *WebAppReconciler) recordDriftCorrection(app *webappv1.WebApp, written []string) {
+func (r *WebAppReconciler) recordDriftCorrection(app *v1beta1.WebApp, written []string) {
 	if len(written) == 0 || app.Status.ObservedGeneration == 0 || app.Status.ObservedGeneration != app.Generation {
 		return
 	}
-	r.Recorder.Eventf(app, nil, corev1.EventTypeNormal, ReasonDriftCorrected, "Apply",
+	r.Recorder.Eventf(served.Object(app), nil, corev1.EventTypeNormal, ReasonDriftCorrected, "Apply",
 		"re-applied the %s: %s no longer as the WebApp declares", strings.Join(written, " and the "), itThey(written))
 }
 

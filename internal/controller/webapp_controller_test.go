@@ -23,6 +23,7 @@ import (
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/controller"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
+	"github.com/webapp-operator/webapp-operator/internal/served"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 	"github.com/webapp-operator/webapp-operator/internal/testenv"
 )
@@ -590,7 +591,8 @@ func failingPod(ns, name string, labels map[string]string, owners []metav1.Owner
 	return pod
 }
 
-// eventReasons returns the reasons of the events about a WebApp, oldest first.
+// eventReasons returns the reasons of the events about a WebApp, oldest first. An event names the
+// WebApp in the version the API server serves the operator, as any reader of events expects.
 func eventReasons(ns, name string) func(g Gomega) []string {
 	return func(g Gomega) []string {
 		var list eventsv1.EventList
@@ -599,6 +601,7 @@ func eventReasons(ns, name string) func(g Gomega) []string {
 		var reasons []string
 		for _, e := range list.Items {
 			if e.Regarding.Name == name && e.Regarding.Kind == "WebApp" {
+				g.Expect(e.Regarding.APIVersion).To(Equal(served.GroupVersion.String()), "event %s", e.Reason)
 				reasons = append(reasons, e.Reason)
 			}
 		}

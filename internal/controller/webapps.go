@@ -12,10 +12,11 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
+	"github.com/webapp-operator/webapp-operator/internal/served"
 )
 
-// WebApps reads the WebApps from the operator's cache, which holds each as its Go type, or unstructured
+// WebApps reads the WebApps from the operator's cache, which holds each as the hub's Go type, or unstructured
 // when it does not decode (docs/design.md, Undecodable WebApps). controller-runtime's cache reader
 // cannot return such a mix, so this reads the informers' indexers: NewInformer hands it the WebApp
 // informers as they are made, one for the cluster or one per watched namespace.
@@ -31,7 +32,7 @@ type WebApps struct {
 func (w *WebApps) NewInformer(lw toolscache.ListerWatcher, obj runtime.Object, resync time.Duration,
 	indexers toolscache.Indexers) toolscache.SharedIndexInformer {
 	u, isWebApp := obj.(*unstructured.Unstructured)
-	isWebApp = isWebApp && u.GroupVersionKind().GroupKind() == webappv1.GroupVersion.WithKind("WebApp").GroupKind()
+	isWebApp = isWebApp && u.GroupVersionKind().GroupKind() == served.GroupVersion.WithKind(served.Kind).GroupKind()
 	if isWebApp {
 		indexers = maps.Clone(indexers)
 		indexers[configRefIndex] = indexConfigRefs
@@ -45,8 +46,8 @@ func (w *WebApps) NewInformer(lw toolscache.ListerWatcher, obj runtime.Object, r
 	return informer
 }
 
-// CacheForm is what the cache keeps of a WebApp: its Go type, or the unstructured object when that
-// does not decode (its pass reports why).
+// CacheForm is what the cache keeps of a WebApp: the hub's Go type, v1beta1 (decode), or the
+// unstructured object when it does not decode (its pass reports why).
 func CacheForm(u *unstructured.Unstructured) runtime.Object {
 	if app, err := decode(u); err == nil {
 		return app
@@ -56,7 +57,7 @@ func CacheForm(u *unstructured.Unstructured) runtime.Object {
 
 // get returns the cached WebApp of key: decoded, or else unstructured (undecodable); both nil when
 // the cache has none.
-func (w *WebApps) get(key types.NamespacedName) (*webappv1.WebApp, *unstructured.Unstructured) {
+func (w *WebApps) get(key types.NamespacedName) (*v1beta1.WebApp, *unstructured.Unstructured) {
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	for _, inf := range w.informers {
@@ -65,7 +66,7 @@ func (w *WebApps) get(key types.NamespacedName) (*webappv1.WebApp, *unstructured
 			continue
 		}
 		switch o := obj.(type) {
-		case *webappv1.WebApp:
+		case *v1beta1.WebApp:
 			return o, nil
 		case *unstructured.Unstructured:
 			return nil, o
@@ -85,7 +86,7 @@ func (w *WebApps) byConfigRef(namespace, ref string) ([]types.NamespacedName, er
 			return nil, err
 		}
 		for _, obj := range objs {
-			if app, ok := obj.(*webappv1.WebApp); ok {
+			if app, ok := obj.(*v1beta1.WebApp); ok {
 				out = append(out, types.NamespacedName{Namespace: app.Namespace, Name: app.Name})
 			}
 		}
@@ -98,20 +99,20 @@ var errNotSynced = errors.New("the WebApp cache has not synced yet")
 
 // ListWebApps returns every cached WebApp. One that does not decode comes with its metadata, the
 // status it has and, when it is a number, spec.replicas: what the metrics report of it.
-func (w *WebApps) ListWebApps() ([]*webappv1.WebApp, error) {
+func (w *WebApps) ListWebApps() ([]*v1beta1.WebApp, error) {
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	if len(w.informers) == 0 {
 		return nil, errNotSynced
 	}
-	var out []*webappv1.WebApp
+	var out []*v1beta1.WebApp
 	for _, inf := range w.informers {
 		if !inf.HasSynced() {
 			return nil, errNotSynced
 		}
 		for _, obj := range inf.GetIndexer().List() {
 			switch o := obj.(type) {
-			case *webappv1.WebApp:
+			case *v1beta1.WebApp:
 				out = append(out, o)
 			case *unstructured.Unstructured:
 				out = append(out, undecodableStub(o))
@@ -123,13 +124,13 @@ func (w *WebApps) ListWebApps() ([]*webappv1.WebApp, error) {
 
 // undecodableStub is a WebApp with only what decodes of u: its metadata, its status (when that
 // decodes) and its spec.replicas (when that is a number). Enough to report it and to write its status.
-func undecodableStub(u *unstructured.Unstructured) *webappv1.WebApp {
-	app := &webappv1.WebApp{}
+func undecodableStub(u *unstructured.Unstructured) *v1beta1.WebApp {
+	app := &v1beta1.WebApp{}
 	app.Namespace, app.Name, app.UID = u.GetNamespace(), u.GetName(), u.GetUID()
 	app.Generation, app.ResourceVersion = u.GetGeneration(), u.GetResourceVersion()
 	if st, ok := u.Object["status"].(map[string]any); ok {
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(st, &app.Status); err != nil {
-			app.Status = webappv1.WebAppStatus{}
+			app.Status = v1beta1.WebAppStatus{}
 		}
 	}
 	if n, found, err := unstructured.NestedInt64(u.Object, "spec", "replicas"); found && err == nil && n == int64(int32(n)) {

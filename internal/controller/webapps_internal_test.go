@@ -17,7 +17,20 @@ import (
 	"k8s.io/utils/ptr"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
+	"github.com/webapp-operator/webapp-operator/internal/served"
 )
+
+// toHub is app as the operator reads it (served.ToHub): the tests build WebApps in the version the
+// API server serves.
+func toHub(t testing.TB, app *webappv1.WebApp) *v1beta1.WebApp {
+	t.Helper()
+	hub, err := served.ToHub(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hub
+}
 
 // syncedWebApps returns the WebApps of a running informer, made by WebApps.NewInformer as the
 // cache makes it (with CacheForm as its transform), that lists objs and then watches nothing.
@@ -87,7 +100,7 @@ func TestWebAppsKeepsTheGoTypeAndTheUndecodable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string]*webappv1.WebApp{}
+	byName := map[string]*v1beta1.WebApp{}
 	for _, app := range apps {
 		byName[app.Name] = app
 	}

@@ -25,7 +25,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 )
 
 // The names of the metrics this package exports. docs/observability.md lists each; the dashboard and
@@ -93,7 +93,7 @@ type Collector struct {
 // Lister lists the WebApps of the cache, as controller.WebApps does. One whose spec does not decode
 // comes with its metadata and status alone; the objects are the cache's, read and never modified.
 type Lister interface {
-	ListWebApps() ([]*webappv1.WebApp, error)
+	ListWebApps() ([]*v1beta1.WebApp, error)
 }
 
 // NewCollector returns a Collector that lists WebApps with lister (the manager's cache) and registers
@@ -107,7 +107,7 @@ func NewCollector(lister Lister) *Collector {
 // before the pass, the status the pass computed, and the pass's error (nil also when the status was
 // written). A failed pass is no success, and its status may not have been written: the next pass sees
 // the same transition again, so only a successful pass observes a rollout.
-func (c *Collector) ObservePass(app metav1.Object, before, after webappv1.WebAppStatus, err error) {
+func (c *Collector) ObservePass(app metav1.Object, before, after v1beta1.WebAppStatus, err error) {
 	if c == nil || err != nil {
 		return
 	}
@@ -122,9 +122,9 @@ func (c *Collector) ObservePass(app metav1.Object, before, after webappv1.WebApp
 // RolloutTime returns how long the Ready condition stayed False when it turns True from before to
 // after, and false when it does not turn True in this pass. A WebApp whose first status is Ready
 // (its rollout ended before a pass saw it) was not Ready since its creation.
-func RolloutTime(created time.Time, before, after webappv1.WebAppStatus) (time.Duration, bool) {
-	was := meta.FindStatusCondition(before.Conditions, webappv1.ConditionReady)
-	now := meta.FindStatusCondition(after.Conditions, webappv1.ConditionReady)
+func RolloutTime(created time.Time, before, after v1beta1.WebAppStatus) (time.Duration, bool) {
+	was := meta.FindStatusCondition(before.Conditions, v1beta1.ConditionReady)
+	now := meta.FindStatusCondition(after.Conditions, v1beta1.ConditionReady)
 	if now == nil || now.Status != metav1.ConditionTrue || (was != nil && was.Status == metav1.ConditionTrue) {
 		return 0, false
 	}
@@ -165,7 +165,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 
 // prune drops the pass times of WebApps that are gone, so that the map does not grow with churn.
 // Keyed by UID, a WebApp deleted and created again under its name starts without one.
-func prune(last map[types.UID]time.Time, items []*webappv1.WebApp) map[types.UID]time.Time {
+func prune(last map[types.UID]time.Time, items []*v1beta1.WebApp) map[types.UID]time.Time {
 	live := make(map[types.UID]bool, len(items))
 	for _, app := range items {
 		live[app.UID] = true
@@ -188,7 +188,7 @@ type Sample struct {
 // Samples computes the gauges of the WebApps: a pure function of the cache's objects and the pass
 // times. A WebApp whose spec the operator cannot decode (reported InvalidSpec) comes with its
 // metadata and status alone (Lister), and its status is still worth reporting.
-func Samples(items []*webappv1.WebApp, lastSuccess map[types.UID]time.Time) []Sample {
+func Samples(items []*v1beta1.WebApp, lastSuccess map[types.UID]time.Time) []Sample {
 	var out []Sample
 	stalled := map[string]int{}
 	var reasons []string
@@ -196,7 +196,7 @@ func Samples(items []*webappv1.WebApp, lastSuccess map[types.UID]time.Time) []Sa
 		id := []string{app.Namespace, app.Name}
 		for _, cond := range app.Status.Conditions {
 			out = append(out, Sample{conditionDesc, append(id[:2:2], cond.Type, string(cond.Status), cond.Reason), 1})
-			if cond.Type == webappv1.ConditionStalled && cond.Status == metav1.ConditionTrue {
+			if cond.Type == v1beta1.ConditionStalled && cond.Status == metav1.ConditionTrue {
 				if stalled[cond.Reason] == 0 {
 					reasons = append(reasons, cond.Reason)
 				}

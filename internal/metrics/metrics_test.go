@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 )
 
 var t0 = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
@@ -24,14 +24,14 @@ func cond(typ string, st metav1.ConditionStatus, reason string, at time.Time) me
 	return metav1.Condition{Type: typ, Status: st, Reason: reason, LastTransitionTime: metav1.NewTime(at)}
 }
 
-func ready(st metav1.ConditionStatus, reason string, at time.Time) webappv1.WebAppStatus {
-	return webappv1.WebAppStatus{Conditions: []metav1.Condition{cond(webappv1.ConditionReady, st, reason, at)}}
+func ready(st metav1.ConditionStatus, reason string, at time.Time) v1beta1.WebAppStatus {
+	return v1beta1.WebAppStatus{Conditions: []metav1.Condition{cond(v1beta1.ConditionReady, st, reason, at)}}
 }
 
 func TestRolloutTime(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
-		before, after webappv1.WebAppStatus
+		before, after v1beta1.WebAppStatus
 		want          time.Duration
 		ok            bool
 	}{
@@ -41,9 +41,9 @@ func TestRolloutTime(t *testing.T) {
 		{"still True", ready("True", "Ready", t0), ready("True", "Ready", t0), 0, false},
 		{"True to False starts a rollout, ends none", ready("True", "Ready", t0),
 			ready("False", "RolloutInProgress", t0.Add(time.Minute)), 0, false},
-		{"a first status that is Ready: since the creation", webappv1.WebAppStatus{},
+		{"a first status that is Ready: since the creation", v1beta1.WebAppStatus{},
 			ready("True", "Ready", t0.Add(time.Minute)), 70 * time.Second, true},
-		{"a first status that is not Ready", webappv1.WebAppStatus{}, ready("False", "Creating", t0), 0, false},
+		{"a first status that is not Ready", v1beta1.WebAppStatus{}, ready("False", "Creating", t0), 0, false},
 		{"Unknown to True counts as not Ready", ready("Unknown", "Creating", t0),
 			ready("True", "ScaledToZero", t0.Add(5*time.Second)), 5 * time.Second, true},
 		{"a clock that went back is no negative duration", ready("False", "Creating", t0),
@@ -64,13 +64,13 @@ type fakeLister struct {
 	err   error
 }
 
-func (f *fakeLister) ListWebApps() ([]*webappv1.WebApp, error) {
+func (f *fakeLister) ListWebApps() ([]*v1beta1.WebApp, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
-	out := make([]*webappv1.WebApp, len(f.items))
+	out := make([]*v1beta1.WebApp, len(f.items))
 	for i := range f.items {
-		out[i] = &webappv1.WebApp{}
+		out[i] = &v1beta1.WebApp{}
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(f.items[i].Object, out[i]); err != nil {
 			return nil, err
 		}
@@ -83,7 +83,7 @@ func webApp(ns, name, uid string, spec map[string]any, status map[string]any) un
 	if status != nil {
 		u.Object["status"] = status
 	}
-	u.SetGroupVersionKind(webappv1.GroupVersion.WithKind("WebApp"))
+	u.SetGroupVersionKind(v1beta1.GroupVersion.WithKind("WebApp"))
 	u.SetNamespace(ns)
 	u.SetName(name)
 	u.SetUID(types.UID(uid))
@@ -210,8 +210,8 @@ func TestPassTimesOfDeletedWebAppsAreDropped(t *testing.T) {
 	r := &fakeLister{items: []unstructured.Unstructured{webApp("a", "x", "u1", nil, nil), webApp("a", "y", "u2", nil, nil)}}
 	c := NewCollector(r)
 	c.now = func() time.Time { return t0 }
-	c.ObservePass(withUID("u1"), webappv1.WebAppStatus{}, webappv1.WebAppStatus{}, nil)
-	c.ObservePass(withUID("u2"), webappv1.WebAppStatus{}, webappv1.WebAppStatus{}, nil)
+	c.ObservePass(withUID("u1"), v1beta1.WebAppStatus{}, v1beta1.WebAppStatus{}, nil)
+	c.ObservePass(withUID("u2"), v1beta1.WebAppStatus{}, v1beta1.WebAppStatus{}, nil)
 	if n := testutil.CollectAndCount(c, LastSuccessName); n != 2 {
 		t.Fatalf("%d last-success series, want 2", n)
 	}
@@ -234,16 +234,16 @@ func rolloutCount(t *testing.T) uint64 {
 }
 
 func TestObservePass(t *testing.T) {
-	rollout := [2]webappv1.WebAppStatus{ready("False", "RolloutInProgress", t0), ready("True", "Ready", t0.Add(time.Minute))}
+	rollout := [2]v1beta1.WebAppStatus{ready("False", "RolloutInProgress", t0), ready("True", "Ready", t0.Add(time.Minute))}
 	for _, tc := range []struct {
 		name        string
-		status      [2]webappv1.WebAppStatus
+		status      [2]v1beta1.WebAppStatus
 		err         error
 		wantLast    bool
 		wantRollout uint64
 	}{
 		{"a pass that ends a rollout", rollout, nil, true, 1},
-		{"a pass that ends nothing", [2]webappv1.WebAppStatus{rollout[1], rollout[1]}, nil, true, 0},
+		{"a pass that ends nothing", [2]v1beta1.WebAppStatus{rollout[1], rollout[1]}, nil, true, 0},
 		{"a failed pass: no success, and its status may not be written", rollout, errors.New("conflict"), false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

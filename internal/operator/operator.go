@@ -18,19 +18,20 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/controller"
 	"github.com/webapp-operator/webapp-operator/internal/metrics"
 	"github.com/webapp-operator/webapp-operator/internal/migration"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
+	"github.com/webapp-operator/webapp-operator/internal/served"
 )
 
-// Scheme knows the built-in types and the WebApp API.
+// Scheme knows the built-in types and the WebApp API in the version the API server serves the
+// operator (package served).
 var Scheme = runtime.NewScheme()
 
 func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(Scheme))
-	utilruntime.Must(webappv1.AddToScheme(Scheme))
+	utilruntime.Must(served.AddToScheme(Scheme))
 }
 
 // Options configure the manager.
@@ -169,7 +170,7 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	}
 	// The storage migration (docs/api-design.md): where the CRD's status.storedVersions lists only
 	// its storage version, it reads the CRD once and ends.
-	migrator, err := migration.New(cfg, "webapps."+webappv1.GroupVersion.Group)
+	migrator, err := migration.New(cfg, "webapps."+served.GroupVersion.Group)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/controller"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
 )
@@ -201,8 +201,8 @@ func TestTrimChildKeepsOnlyTheOperatorsManagedFields(t *testing.T) {
 	}
 }
 
-// A WebApp is cached as its Go type, without its managed fields and kubectl's last-applied
-// annotation; one that does not decode stays unstructured, trimmed the same way.
+// A WebApp is cached as the hub's Go type (v1beta1), without its managed fields and kubectl's
+// last-applied annotation; one that does not decode stays unstructured, trimmed the same way.
 func TestTrimWebApp(t *testing.T) {
 	webApp := func(replicas any) *unstructured.Unstructured {
 		u := controller.NewWebAppObject()
@@ -217,12 +217,12 @@ func TestTrimWebApp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, ok := got.(*webappv1.WebApp)
+	app, ok := got.(*v1beta1.WebApp)
 	if !ok {
-		t.Fatalf("a WebApp that decodes is cached as %T, want its Go type", got)
+		t.Fatalf("a WebApp that decodes is cached as %T, want the hub's Go type", got)
 	}
 	if app.ManagedFields != nil || !reflect.DeepEqual(app.Annotations, map[string]string{"team": "a"}) ||
-		*app.Spec.Replicas != 2 || app.Spec.Image != "shop:v1" {
+		*app.Spec.Replicas != 2 || app.Spec.Container.Image != "shop:v1" {
 		t.Errorf("cached as %+v", app.ObjectMeta)
 	}
 	if again, _ := trimWebApp(app); again != app {

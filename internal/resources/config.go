@@ -13,7 +13,7 @@ import (
 
 	"k8s.io/utils/ptr"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 )
 
 // The pod template carries a fingerprint of the data its pods read, so that a change of that data
@@ -51,7 +51,7 @@ func (r ConfigRef) Missing() string {
 // init containers, and the volumes. Image pull secrets are left out (the kubelet reads them to pull,
 // and a new one does not change what runs), and so is the Ingress's TLS Secret (the ingress
 // controller reloads it).
-func ConfigRefs(app *webappv1.WebApp) []ConfigRef {
+func ConfigRefs(app *v1beta1.WebApp) []ConfigRef {
 	refs := map[ConfigKey]*ConfigRef{}
 	add := func(kind, name string, optional *bool, via string) {
 		k := ConfigKey{Kind: kind, Name: name}
@@ -63,7 +63,7 @@ func ConfigRefs(app *webappv1.WebApp) []ConfigRef {
 			r.Optional, r.Via = false, via
 		}
 	}
-	env := func(vars []webappv1.EnvVar, of string) {
+	env := func(vars []v1beta1.EnvVar, of string) {
 		for _, v := range vars {
 			if v.ValueFrom == nil {
 				continue
@@ -76,8 +76,8 @@ func ConfigRefs(app *webappv1.WebApp) []ConfigRef {
 			}
 		}
 	}
-	env(app.Spec.Env, "")
-	for _, from := range app.Spec.EnvFrom {
+	env(app.Spec.Container.Env, "")
+	for _, from := range app.Spec.Container.EnvFrom {
 		if s := from.ConfigMapRef; s != nil {
 			add(KindConfigMap, s.Name, s.Optional, "envFrom")
 		}
@@ -85,13 +85,13 @@ func ConfigRefs(app *webappv1.WebApp) []ConfigRef {
 			add(KindSecret, s.Name, s.Optional, "envFrom")
 		}
 	}
-	for _, c := range app.Spec.InitContainers {
+	for _, c := range app.Spec.Pod.InitContainers {
 		env(c.Env, " of init container "+c.Name)
 	}
-	for _, c := range app.Spec.Sidecars {
+	for _, c := range app.Spec.Pod.Sidecars {
 		env(c.Env, " of sidecar "+c.Name)
 	}
-	for _, v := range app.Spec.Volumes {
+	for _, v := range app.Spec.Pod.Volumes {
 		if s := v.ConfigMap; s != nil {
 			add(KindConfigMap, s.Name, s.Optional, "volume "+v.Name)
 		}
@@ -108,9 +108,9 @@ func ConfigRefs(app *webappv1.WebApp) []ConfigRef {
 }
 
 // RollsOnConfigChange reports whether app's pod template carries the fingerprint of its configuration
-// (spec.rolloutOnConfigChange, true by default).
-func RollsOnConfigChange(app *webappv1.WebApp) bool {
-	return ptr.Deref(app.Spec.RolloutOnConfigChange, true)
+// (rollout.onConfigChange, Rollout by default).
+func RollsOnConfigChange(app *v1beta1.WebApp) bool {
+	return app.Spec.Rollout.OnConfigChange != v1beta1.ConfigChangeIgnore
 }
 
 // ConfigDigest is the digest of one object's data: a ConfigMap's data and binaryData, or a Secret's

@@ -77,7 +77,7 @@ func TestConfigRefs(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := ConfigRefs(newApp(tt.app)); !reflect.DeepEqual(got, tt.want) {
+			if got := ConfigRefs(hub(t, newApp(tt.app))); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("ConfigRefs:\n got %+v\nwant %+v", got, tt.want)
 			}
 		})
@@ -172,7 +172,7 @@ func TestConfigRevisionOfASecretIsKeyed(t *testing.T) {
 
 func TestRollsOnConfigChangeByDefault(t *testing.T) {
 	for opt, want := range map[*bool]bool{nil: true, ptr.To(true): true, ptr.To(false): false} {
-		if got := RollsOnConfigChange(newApp(func(a *webappv1.WebApp) { a.Spec.RolloutOnConfigChange = opt })); got != want {
+		if got := RollsOnConfigChange(hub(t, newApp(func(a *webappv1.WebApp) { a.Spec.RolloutOnConfigChange = opt }))); got != want {
 			t.Errorf("rolloutOnConfigChange %v: %v, want %v", opt, got, want)
 		}
 	}

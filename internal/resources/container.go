@@ -8,7 +8,7 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/utils/ptr"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
@@ -20,26 +20,24 @@ const (
 )
 
 // mainContainer renders the container that serves the WebApp.
-func mainContainer(app *webappv1.WebApp) (*corev1ac.ContainerApplyConfiguration, error) {
+func mainContainer(app *v1beta1.WebApp) (*corev1ac.ContainerApplyConfiguration, error) {
+	spec := &app.Spec.Container
 	c := corev1ac.Container().
 		WithName(ContainerName).
-		WithImage(app.Spec.Image).
-		WithCommand(app.Spec.Command...).
-		WithArgs(app.Spec.Args...).
-		WithPorts(corev1ac.ContainerPort().
-			WithName(PortName).
-			WithContainerPort(containerPort(app)).
-			WithProtocol(corev1.ProtocolTCP))
-	for _, p := range app.Spec.Ports {
+		WithImage(spec.Image).
+		WithCommand(spec.Command...).
+		WithArgs(spec.Args...)
+	for i := range spec.Ports {
+		p := &spec.Ports[i]
 		c.WithPorts(corev1ac.ContainerPort().
 			WithName(p.Name).
-			WithContainerPort(p.ContainerPort).
+			WithContainerPort(portNumber(p)).
 			WithProtocol(protocol(p.Protocol)))
 	}
-	if err := withEnvAndResources(c, app.Spec.Env, app.Spec.EnvFrom, app.Spec.Resources, "spec"); err != nil {
+	if err := withEnvAndResources(c, spec.Env, spec.EnvFrom, spec.Resources, "spec"); err != nil {
 		return nil, err
 	}
-	for _, v := range app.Spec.Volumes {
+	for _, v := range app.Spec.Pod.Volumes {
 		m := corev1ac.VolumeMount().WithName(v.Name).WithMountPath(v.MountPath)
 		if v.SubPath != "" {
 			m.WithSubPath(v.SubPath)
@@ -49,12 +47,12 @@ func mainContainer(app *webappv1.WebApp) (*corev1ac.ContainerApplyConfiguration,
 		}
 		c.WithVolumeMounts(m)
 	}
-	probes(c, app)
-	return c.WithSecurityContext(containerSecurityContext(app.Spec.Security)), nil
+	probes(c, spec.Probes)
+	return c.WithSecurityContext(containerSecurityContext(app.Spec.Pod.Security)), nil
 }
 
 // sideContainer renders a sidecar or an init container, under the same security defaults as the app.
-func sideContainer(app *webappv1.WebApp, s *webappv1.Container, path string) (*corev1ac.ContainerApplyConfiguration, error) {
+func sideContainer(app *v1beta1.WebApp, s *v1beta1.Container, path string) (*corev1ac.ContainerApplyConfiguration, error) {
 	c := corev1ac.Container().
 		WithName(s.Name).
 		WithImage(s.Image).
@@ -70,12 +68,12 @@ func sideContainer(app *webappv1.WebApp, s *webappv1.Container, path string) (*c
 		}
 		c.WithVolumeMounts(mount)
 	}
-	return c.WithSecurityContext(containerSecurityContext(app.Spec.Security)), nil
+	return c.WithSecurityContext(containerSecurityContext(app.Spec.Pod.Security)), nil
 }
 
 // withEnvAndResources copies env, envFrom and resources: our types share core/v1's JSON shape.
-func withEnvAndResources(c *corev1ac.ContainerApplyConfiguration, env []webappv1.EnvVar, envFrom []webappv1.EnvFromSource,
-	r webappv1.ResourceRequirements, path string) error {
+func withEnvAndResources(c *corev1ac.ContainerApplyConfiguration, env []v1beta1.EnvVar, envFrom []v1beta1.EnvFromSource,
+	r v1beta1.ResourceRequirements, path string) error {
 	if len(env) > 0 {
 		var out []*corev1ac.EnvVarApplyConfiguration
 		if err := convert(env, &out); err != nil {
@@ -101,7 +99,7 @@ func withEnvAndResources(c *corev1ac.ContainerApplyConfiguration, env []webappv1
 }
 
 // containerSecurityContext is the restricted level's part that lives on each container.
-func containerSecurityContext(s *webappv1.Security) *corev1ac.SecurityContextApplyConfiguration {
+func containerSecurityContext(s *v1beta1.Security) *corev1ac.SecurityContextApplyConfiguration {
 	sc := corev1ac.SecurityContext().
 		WithAllowPrivilegeEscalation(false).
 		WithCapabilities(corev1ac.Capabilities().WithDrop("ALL"))
@@ -111,11 +109,31 @@ func containerSecurityContext(s *webappv1.Security) *corev1ac.SecurityContextApp
 	return sc
 }
 
-func containerPort(app *webappv1.WebApp) int32 {
-	if app.Spec.Port == 0 {
+// portNumber is p's number. The main port's default repeats the CRD's (8080), so that a WebApp that
+// never went through the API server (a unit test, an object built in code) renders the same.
+func portNumber(p *v1beta1.ContainerPort) int32 {
+	if p.Name == PortName && p.ContainerPort == 0 {
 		return 8080
 	}
-	return app.Spec.Port
+	return p.ContainerPort
+}
+
+// containerPort is the number of the main port, http.
+func containerPort(app *v1beta1.WebApp) int32 {
+	if p := findPort(app, PortName); p != nil {
+		return portNumber(p)
+	}
+	return 8080
+}
+
+// findPort is the container port named name, or nil.
+func findPort(app *v1beta1.WebApp, name string) *v1beta1.ContainerPort {
+	for i := range app.Spec.Container.Ports {
+		if app.Spec.Container.Ports[i].Name == name {
+			return &app.Spec.Container.Ports[i]
+		}
+	}
+	return nil
 }
 
 func protocol(p string) corev1.Protocol {
@@ -128,22 +146,22 @@ func protocol(p string) corev1.Protocol {
 // checkImages refuses an image reference that the kubelet could never pull (InvalidImageName), with
 // the same parser the kubelet uses: the WebApp is Stalled at once, and no pod that cannot start is
 // created. The CRD cannot refuse such a reference at admission without tightening a served version.
-func checkImages(app *webappv1.WebApp) error {
+func checkImages(app *v1beta1.WebApp) error {
 	check := func(field, image string) error {
 		if _, err := reference.ParseNormalizedNamed(image); err != nil {
 			return status.NewProblem(status.ReasonInvalidImage, "%s: image %q is not a valid image reference: %v", field, image, err)
 		}
 		return nil
 	}
-	if err := check("spec.image", app.Spec.Image); err != nil {
+	if err := check("spec.image", app.Spec.Container.Image); err != nil {
 		return err
 	}
-	for i, c := range app.Spec.Sidecars {
+	for i, c := range app.Spec.Pod.Sidecars {
 		if err := check(fmt.Sprintf("spec.sidecars[%d].image", i), c.Image); err != nil {
 			return err
 		}
 	}
-	for i, c := range app.Spec.InitContainers {
+	for i, c := range app.Spec.Pod.InitContainers {
 		if err := check(fmt.Sprintf("spec.initContainers[%d].image", i), c.Image); err != nil {
 			return err
 		}

@@ -11,7 +11,7 @@ import (
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/utils/ptr"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
@@ -34,7 +34,7 @@ var Deployment Child = kind[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfigu
 // Deployment would fall back to one replica until the autoscaler catches up. Applied first under
 // HandoverFieldOwner with its live value, the field keeps that value once the operator lets it go,
 // and the autoscaler's first scale takes it from there.
-func deploymentHandover(app *webappv1.WebApp, live *appsv1.Deployment) (*appsv1ac.DeploymentApplyConfiguration, bool, error) {
+func deploymentHandover(app *v1beta1.WebApp, live *appsv1.Deployment) (*appsv1ac.DeploymentApplyConfiguration, bool, error) {
 	if !Autoscaled(app) || live.Spec.Replicas == nil {
 		return nil, false, nil
 	}
@@ -50,12 +50,12 @@ func deploymentHandover(app *webappv1.WebApp, live *appsv1.Deployment) (*appsv1a
 }
 
 // PodLabels are the labels the operator sets on every pod of app: the selector's, and managed-by.
-func PodLabels(app *webappv1.WebApp) map[string]string {
+func PodLabels(app *v1beta1.WebApp) map[string]string {
 	return objectLabels(app)
 }
 
 // renderDeployment renders the Deployment that runs app's pods.
-func renderDeployment(app *webappv1.WebApp) (*appsv1ac.DeploymentApplyConfiguration, error) {
+func renderDeployment(app *v1beta1.WebApp) (*appsv1ac.DeploymentApplyConfiguration, error) {
 	if err := checkImages(app); err != nil {
 		return nil, err
 	}
@@ -70,25 +70,39 @@ func renderDeployment(app *webappv1.WebApp) (*appsv1ac.DeploymentApplyConfigurat
 	if !Autoscaled(app) {
 		spec.WithReplicas(ptr.Deref(app.Spec.Replicas, 1))
 	}
-	if app.Spec.ProgressDeadlineSeconds != nil {
-		spec.WithProgressDeadlineSeconds(*app.Spec.ProgressDeadlineSeconds)
+	// A timing the WebApp leaves unset is left to Kubernetes' default, and not owned.
+	r := &app.Spec.Rollout
+	if r.ProgressDeadlineSeconds != nil {
+		spec.WithProgressDeadlineSeconds(*r.ProgressDeadlineSeconds)
 	}
-	if app.Spec.MinReadySeconds != nil {
-		spec.WithMinReadySeconds(*app.Spec.MinReadySeconds)
+	if r.MinReadySeconds != nil {
+		spec.WithMinReadySeconds(*r.MinReadySeconds)
 	}
-	if app.Spec.RevisionHistoryLimit != nil {
-		spec.WithRevisionHistoryLimit(*app.Spec.RevisionHistoryLimit)
+	if r.RevisionHistoryLimit != nil {
+		spec.WithRevisionHistoryLimit(*r.RevisionHistoryLimit)
 	}
 	// Paused, the Deployment controller keeps the pods on the template they run and still scales
 	// them; omitted otherwise, so that a WebApp that never pauses owns no such field.
-	if app.Spec.Paused {
+	if r.Paused {
 		spec.WithPaused(true)
 	}
-	// A rollout starts new pods before it stops old ones (maxUnavailable 0, with Kubernetes' surge of
-	// 25%, at least one pod), so fewer pods than replicas never serve, unless the WebApp says
-	// otherwise. A WebApp that forbids a surge keeps Kubernetes' maxUnavailable: with both 0 a
-	// rollout could not progress.
-	s := ptr.Deref(app.Spec.Strategy, webappv1.RolloutStrategy{})
+	spec.WithStrategy(appsv1ac.DeploymentStrategy().WithType(appsv1.RollingUpdateDeploymentStrategyType).
+		WithRollingUpdate(rollingUpdate(r.Strategy)))
+	return appsv1ac.Deployment(app.Name, app.Namespace).
+		WithLabels(objectLabels(app)).
+		WithOwnerReferences(ownerReference(app)).
+		WithSpec(spec), nil
+}
+
+// rollingUpdate renders the rolling update of strategy. A rollout starts new pods before it stops
+// old ones (maxUnavailable 0, with Kubernetes' surge of 25%, at least one pod), so fewer pods than
+// replicas never serve, unless the WebApp says otherwise. A WebApp that forbids a surge keeps
+// Kubernetes' maxUnavailable: with both 0 a rollout could not progress.
+func rollingUpdate(strategy *v1beta1.RolloutStrategy) *appsv1ac.RollingUpdateDeploymentApplyConfiguration {
+	s := v1beta1.RollingUpdate{}
+	if strategy != nil && strategy.RollingUpdate != nil {
+		s = *strategy.RollingUpdate
+	}
 	rolling := appsv1ac.RollingUpdateDeployment()
 	if s.MaxSurge != nil {
 		rolling.WithMaxSurge(*s.MaxSurge)
@@ -100,16 +114,12 @@ func renderDeployment(app *webappv1.WebApp) (*appsv1ac.DeploymentApplyConfigurat
 	case s.MaxSurge == nil || surge > 0:
 		rolling.WithMaxUnavailable(intstr.FromInt32(0))
 	}
-	spec.WithStrategy(appsv1ac.DeploymentStrategy().WithType(appsv1.RollingUpdateDeploymentStrategyType).WithRollingUpdate(rolling))
-	return appsv1ac.Deployment(app.Name, app.Namespace).
-		WithLabels(objectLabels(app)).
-		WithOwnerReferences(ownerReference(app)).
-		WithSpec(spec), nil
+	return rolling
 }
 
 // deploymentHealth reads the Deployment's status the way `kubectl rollout status` does, except that
 // a WebApp that was Ready stays Ready while only its replica count moves (scalingHealth).
-func deploymentHealth(app *webappv1.WebApp, d *appsv1.Deployment) status.Health {
+func deploymentHealth(app *v1beta1.WebApp, d *appsv1.Deployment) status.Health {
 	if d.Status.ObservedGeneration < d.Generation {
 		return progressing(status.ReasonRolloutInProgress,
 			fmt.Sprintf("waiting for the Deployment controller to observe generation %d", d.Generation))
@@ -154,11 +164,11 @@ func deploymentHealth(app *webappv1.WebApp, d *appsv1.Deployment) status.Health 
 // while their number moves towards desired: a scale, or a pod being replaced. A WebApp that was
 // Ready serves throughout, so it stays Ready, and Reconciling says that the count is not reached yet.
 // A template change is never read this way: its old pods, or a generation not yet observed, come first.
-func scalingHealth(app *webappv1.WebApp, d *appsv1.Deployment, desired int32) (status.Health, bool) {
+func scalingHealth(app *v1beta1.WebApp, d *appsv1.Deployment, desired int32) (status.Health, bool) {
 	s := d.Status
 	moving := s.UpdatedReplicas != desired || s.AvailableReplicas < desired
 	if !moving || desired == 0 || s.Replicas != s.UpdatedReplicas || s.AvailableReplicas == 0 ||
-		!meta.IsStatusConditionTrue(app.Status.Conditions, webappv1.ConditionReady) {
+		!meta.IsStatusConditionTrue(app.Status.Conditions, v1beta1.ConditionReady) {
 		return status.Health{}, false
 	}
 	return status.Health{Ready: true, Converging: true, Reason: status.ReasonScaling,

@@ -14,8 +14,39 @@ import (
 	"k8s.io/utils/ptr"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
+	"github.com/webapp-operator/webapp-operator/internal/served"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
+
+// The tests build their WebApps in v1alpha1 and render them as the operator does, converted to the
+// hub (hub): each expectation is the one the renderer met when it read v1alpha1.
+
+// hub is app as the renderer reads it (served.ToHub).
+func hub(t testing.TB, app *webappv1.WebApp) *v1beta1.WebApp {
+	t.Helper()
+	h, err := served.ToHub(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// templateSpec is what the stamp fingerprints of app (served.TemplateSpec).
+func templateSpec(t testing.TB, app *webappv1.WebApp) []byte {
+	t.Helper()
+	spec, err := served.TemplateSpec(hub(t, app))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+// inputs are what app's Deployment is decided from, over live.
+func inputs(t testing.TB, app *webappv1.WebApp, live *appsv1.Deployment, configRevision string) DeploymentInputs {
+	t.Helper()
+	return DeploymentInputs{App: hub(t, app), Live: live, ConfigRevision: configRevision, TemplateSpec: templateSpec(t, app)}
+}
 
 func newApp(mutate func(*webappv1.WebApp)) *webappv1.WebApp {
 	app := &webappv1.WebApp{
@@ -44,7 +75,7 @@ func typed[T any](t *testing.T, ac any) *T {
 
 func deployment(t *testing.T, app *webappv1.WebApp) *appsv1.Deployment {
 	t.Helper()
-	ac, err := renderDeployment(app)
+	ac, err := renderDeployment(hub(t, app))
 	if err != nil {
 		t.Fatalf("Deployment: %v", err)
 	}
@@ -161,15 +192,15 @@ func TestRenderingIsDeterministic(t *testing.T) {
 		a.Spec.PodLabels = map[string]webappv1.LabelValue{"a": "1", "b": "2", "c": "3"}
 		a.Spec.Env = []webappv1.EnvVar{{Name: "A", Value: "1"}, {Name: "B", Value: "2"}}
 	})
-	first, _ := renderDeployment(app)
+	first, _ := renderDeployment(hub(t, app))
 	for range 20 {
-		again, _ := renderDeployment(app)
+		again, _ := renderDeployment(hub(t, app))
 		if !reflect.DeepEqual(first, again) {
 			t.Fatal("two renderings of the same WebApp differ")
 		}
 	}
-	s1, _ := renderService(app)
-	s2, _ := renderService(app)
+	s1, _ := renderService(hub(t, app))
+	s2, _ := renderService(hub(t, app))
 	if !reflect.DeepEqual(s1, s2) {
 		t.Fatal("two renderings of the same Service differ")
 	}
@@ -190,7 +221,7 @@ func TestRenderedChildrenAreControlledByTheWebApp(t *testing.T) {
 }
 
 func TestSelectorString(t *testing.T) {
-	expect(t, "selector", Selector(newApp(nil)), "app.kubernetes.io/instance=shop,app.kubernetes.io/name=webapp")
+	expect(t, "selector", Selector(hub(t, newApp(nil))), "app.kubernetes.io/instance=shop,app.kubernetes.io/name=webapp")
 }
 
 func expect[T any](t *testing.T, what string, got, want T) {
@@ -219,11 +250,11 @@ func TestInvalidImage(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"},
 				Spec: webappv1.WebAppSpec{Image: "registry.local:5000/team/shop@sha256:" + strings.Repeat("a", 64)}}
-			if _, err := renderDeployment(app); err != nil {
+			if _, err := renderDeployment(hub(t, app)); err != nil {
 				t.Fatalf("a valid reference with a port and a digest: %v", err)
 			}
 			tt.edit(app)
-			_, err := renderDeployment(app)
+			_, err := renderDeployment(hub(t, app))
 			problem := (*status.Problem)(nil)
 			if !errors.As(err, &problem) || problem.Reason != status.ReasonInvalidImage ||
 				!strings.HasPrefix(problem.Message, tt.field+": ") {

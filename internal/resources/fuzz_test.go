@@ -61,7 +61,7 @@ func FuzzDeployment(f *testing.F) {
 			t.Skip()
 		}
 
-		ac, err := renderDeployment(app)
+		ac, err := renderDeployment(hub(t, app))
 		if problem := (*status.Problem)(nil); errors.As(err, &problem) && problem.Reason == status.ReasonInvalidImage {
 			// admitted, but no kubelet could pull it: reported, not rendered (TestInvalidImage)
 			t.Skip()
@@ -184,7 +184,7 @@ func FuzzPodSecurity(f *testing.F) {
 		if err := json.Unmarshal(data, &app.Spec); err != nil {
 			t.Skip()
 		}
-		ac, err := renderDeployment(app)
+		ac, err := renderDeployment(hub(t, app))
 		if err != nil {
 			return // only a WebApp that admission refuses fails to render (a volume without a source)
 		}
@@ -402,9 +402,9 @@ func checkIngress(t *testing.T, app *webappv1.WebApp, ing *networkingv1.Ingress)
 	scheme := map[bool]string{true: "https://", false: "http://"}[in.TLS != nil]
 	named := false
 	for _, h := range in.Hosts {
-		named = named || ExternalURL(app) == scheme+h+ing.Spec.Rules[0].HTTP.Paths[0].Path && !strings.HasPrefix(h, "*")
+		named = named || ExternalURL(hub(t, app)) == scheme+h+ing.Spec.Rules[0].HTTP.Paths[0].Path && !strings.HasPrefix(h, "*")
 	}
-	if u := ExternalURL(app); u != "" && !named {
+	if u := ExternalURL(hub(t, app)); u != "" && !named {
 		t.Fatalf("url %q names none of the hosts %v", u, in.Hosts)
 	}
 	if ref := metav1.GetControllerOf(ing); ref == nil || ref.UID != app.UID {
@@ -484,14 +484,14 @@ func checkRoute(t *testing.T, app *webappv1.WebApp, route *unstructured.Unstruct
 	}
 	backends := rule["backendRefs"].([]any)
 	if b := backends[0].(map[string]any); len(backends) != 1 || b["name"] != app.Name || b["kind"] != "Service" ||
-		b["port"] != int64(servicePort(app)) {
+		b["port"] != int64(servicePort(hub(t, app))) {
 		t.Fatalf("backendRefs %v", backends)
 	}
 	named := false
 	for _, h := range r.Hostnames {
-		named = named || RouteURL(app) == "http://"+h+routePaths(r)[0] && !strings.HasPrefix(h, "*")
+		named = named || RouteURL(hub(t, app)) == "http://"+h+routePaths(hub(t, app).Spec.Exposure.Route)[0] && !strings.HasPrefix(h, "*")
 	}
-	if u := RouteURL(app); u != "" && !named {
+	if u := RouteURL(hub(t, app)); u != "" && !named {
 		t.Fatalf("url %q names none of the host names %v", u, r.Hostnames)
 	}
 	if !metav1.IsControlledBy(route, app) {
@@ -571,7 +571,7 @@ var percentage = regexp.MustCompile(`^([1-9]|[1-9][0-9]|100)%$`)
 
 func mustRender(t *testing.T, child Child, app *webappv1.WebApp) runtime.ApplyConfiguration {
 	t.Helper()
-	ac, err := child.Desired(app)
+	ac, err := child.Desired(hub(t, app))
 	if err != nil {
 		t.Fatalf("%s refused an admissible WebApp: %v", child.Kind(), err)
 	}

@@ -9,7 +9,7 @@ import (
 	autoscalingv2ac "k8s.io/client-go/applyconfigurations/autoscaling/v2"
 	"k8s.io/utils/ptr"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
@@ -27,10 +27,10 @@ import (
 var HorizontalPodAutoscaler Child = kind[*autoscalingv2.HorizontalPodAutoscaler, *autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration]{
 	name:    "HorizontalPodAutoscaler",
 	newObj:  func() *autoscalingv2.HorizontalPodAutoscaler { return &autoscalingv2.HorizontalPodAutoscaler{} },
-	wanted:  func(app *webappv1.WebApp) bool { return app.Spec.Autoscaling != nil },
+	wanted:  Autoscaled,
 	render:  renderHorizontalPodAutoscaler,
 	extract: autoscalingv2ac.ExtractHorizontalPodAutoscaler,
-	health: func(_ *webappv1.WebApp, h *autoscalingv2.HorizontalPodAutoscaler) status.Health {
+	health: func(_ *v1beta1.WebApp, h *autoscalingv2.HorizontalPodAutoscaler) status.Health {
 		return status.Health{Ready: true, Reason: status.ReasonReady, Message: "the HorizontalPodAutoscaler exists",
 			Note: autoscalerNote(h)}
 	},
@@ -52,7 +52,7 @@ var HorizontalPodAutoscaler Child = kind[*autoscalingv2.HorizontalPodAutoscaler,
 // spec's bounds go into the note, so that none of that rewriting costs a status write of the WebApp.
 // Its lastTransitionTimes are never copied.
 func autoscalerNote(h *autoscalingv2.HorizontalPodAutoscaler) *status.Note {
-	n := &status.Note{Type: webappv1.ConditionAutoscaling}
+	n := &status.Note{Type: v1beta1.ConditionAutoscaling}
 	if og := h.Status.ObservedGeneration; og == nil || *og < h.Generation {
 		n.Status, n.Reason = metav1.ConditionUnknown, status.ReasonAutoscalingPending
 		n.Message = "the HorizontalPodAutoscaler controller has not reported on the autoscaler's current spec yet"
@@ -99,14 +99,15 @@ const tooManyReplicas = "TooManyReplicas"
 const defaultTargetCPU = 80
 
 // renderHorizontalPodAutoscaler renders the autoscaler of app's Deployment.
-func renderHorizontalPodAutoscaler(app *webappv1.WebApp) (*autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration, error) {
-	a := app.Spec.Autoscaling
+func renderHorizontalPodAutoscaler(app *v1beta1.WebApp) (*autoscalingv2ac.HorizontalPodAutoscalerApplyConfiguration, error) {
+	a := app.Spec.Scaling.Autoscaler
 	spec := autoscalingv2ac.HorizontalPodAutoscalerSpec().
 		WithScaleTargetRef(autoscalingv2ac.CrossVersionObjectReference().
 			WithAPIVersion("apps/v1").WithKind("Deployment").WithName(app.Name)).
 		WithMinReplicas(ptr.Deref(a.MinReplicas, 1)).
 		WithMaxReplicas(a.MaxReplicas)
-	cpu, memory := a.TargetCPUUtilizationPercentage, a.TargetMemoryUtilizationPercentage
+	t := ptr.Deref(a.Targets, v1beta1.AutoscalerTargets{})
+	cpu, memory := t.CPUUtilization, t.MemoryUtilization
 	if cpu == nil && memory == nil {
 		cpu = ptr.To[int32](defaultTargetCPU)
 	}
@@ -140,7 +141,7 @@ func renderHorizontalPodAutoscaler(app *webappv1.WebApp) (*autoscalingv2ac.Horiz
 		WithSpec(spec), nil
 }
 
-func scalingRules(r *webappv1.ScalingRules) *autoscalingv2ac.HPAScalingRulesApplyConfiguration {
+func scalingRules(r *v1beta1.ScalingRules) *autoscalingv2ac.HPAScalingRulesApplyConfiguration {
 	out := autoscalingv2ac.HPAScalingRules()
 	if r.StabilizationWindowSeconds != nil {
 		out.WithStabilizationWindowSeconds(*r.StabilizationWindowSeconds)
@@ -159,4 +160,4 @@ func scalingRules(r *webappv1.ScalingRules) *autoscalingv2ac.HPAScalingRulesAppl
 
 // Autoscaled reports whether a HorizontalPodAutoscaler, not the operator, sets the replicas of app's
 // Deployment.
-func Autoscaled(app *webappv1.WebApp) bool { return app.Spec.Autoscaling != nil }
+func Autoscaled(app *v1beta1.WebApp) bool { return app.Spec.Scaling.Autoscaler != nil }

@@ -71,7 +71,7 @@ func TestHorizontalPodAutoscaler(t *testing.T) {
 			expect(t, "max", h.Spec.MaxReplicas, tt.autoscaling.MaxReplicas)
 			expect(t, "metrics", h.Spec.Metrics, tt.wantMetrics)
 			expect(t, "behavior", h.Spec.Behavior, tt.wantBehavior)
-			expect(t, "labels", h.Labels, objectLabels(app))
+			expect(t, "labels", h.Labels, objectLabels(hub(t, app)))
 			expect(t, "controller", metav1.IsControlledBy(h, app), true)
 		})
 	}
@@ -113,7 +113,7 @@ func TestDeploymentHandsTheReplicasOverOnlyWhileTheOperatorOwnsThem(t *testing.T
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ac, err := Deployment.Handover(tt.app, tt.live)
+			ac, err := Deployment.Handover(hub(t, tt.app), tt.live)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,7 +179,7 @@ func TestHorizontalPodAutoscalerHealth(t *testing.T) {
 			h := &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Generation: 2},
 				Spec:   autoscalingv2.HorizontalPodAutoscalerSpec{MinReplicas: ptr.To[int32](2), MaxReplicas: 6},
 				Status: autoscalingv2.HorizontalPodAutoscalerStatus{ObservedGeneration: tc.observed, Conditions: tc.conditions}}
-			got := HorizontalPodAutoscaler.Health(app, h)
+			got := HorizontalPodAutoscaler.Health(hub(t, app), h)
 			if !got.Ready || got.Note == nil {
 				t.Fatalf("Health = %+v, want ready with a note", got)
 			}
@@ -206,7 +206,7 @@ func TestHorizontalPodAutoscalerHealth(t *testing.T) {
 					c.Reason, c.Message = c.Reason+"Again", "recommended size 5 matches current size"
 				}
 			}
-			if again := HorizontalPodAutoscaler.Health(app, moved).Note; *again != *n {
+			if again := HorizontalPodAutoscaler.Health(hub(t, app), moved).Note; *again != *n {
 				t.Errorf("the note moved with the autoscaler's status:\n%+v\n%+v", n, again)
 			}
 		})

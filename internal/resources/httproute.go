@@ -12,7 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
@@ -34,7 +34,7 @@ const gatewayGroup = "gateway.networking.k8s.io"
 // HTTPRoute is ready once every Gateway it names has accepted it and resolved its backend.
 var HTTPRoute Child = crdKind(HTTPRouteGVK, "the Gateway API", "spec.route", status.ReasonRouteAPIMissing,
 	kind[*unstructured.Unstructured, runtime.ApplyConfiguration]{
-		wanted: func(app *webappv1.WebApp) bool { return app.Spec.Route != nil },
+		wanted: func(app *v1beta1.WebApp) bool { return app.Spec.Exposure.Route != nil },
 		render: renderHTTPRoute,
 		health: httpRouteHealth,
 	})
@@ -43,8 +43,8 @@ var HTTPRoute Child = crdKind(HTTPRouteGVK, "the Gateway API", "spec.route", sta
 // the path prefixes, to the WebApp's Service port. Within the route's lists, which the CRD declares
 // atomic, it spells out the CRD's defaults (group, kind, weight): our field manager owns each list
 // whole, as the API server stores it, so a default left out would read as drift on every pass.
-func renderHTTPRoute(app *webappv1.WebApp) (runtime.ApplyConfiguration, error) {
-	r := app.Spec.Route
+func renderHTTPRoute(app *v1beta1.WebApp) (runtime.ApplyConfiguration, error) {
+	r := app.Spec.Exposure.Route
 	parents := make([]any, 0, len(r.ParentRefs))
 	for _, p := range r.ParentRefs {
 		ref := map[string]any{"group": gatewayGroup, "kind": "Gateway", "name": p.Name}
@@ -82,7 +82,7 @@ func renderHTTPRoute(app *webappv1.WebApp) (runtime.ApplyConfiguration, error) {
 	return client.ApplyConfigurationFromUnstructured(u), nil
 }
 
-func routePaths(r *webappv1.Route) []string {
+func routePaths(r *v1beta1.Route) []string {
 	if len(r.Paths) == 0 {
 		return []string{"/"}
 	}
@@ -92,8 +92,8 @@ func routePaths(r *webappv1.Route) []string {
 // httpRouteHealth: ready, with the WebApp's external URL, once each parent the route names reports
 // it Accepted and its references resolved, both for the route's current generation (a parent's
 // condition about an older spec says nothing about this one).
-func httpRouteHealth(app *webappv1.WebApp, route *unstructured.Unstructured) status.Health {
-	if app.Spec.Route == nil {
+func httpRouteHealth(app *v1beta1.WebApp, route *unstructured.Unstructured) status.Health {
+	if app.Spec.Exposure.Route == nil {
 		// not called so: a WebApp that asks for no route has no HTTPRoute to read
 		return status.Health{Reason: status.ReasonRoutePending, Message: "the WebApp asks for no route"}
 	}
@@ -104,7 +104,7 @@ func httpRouteHealth(app *webappv1.WebApp, route *unstructured.Unstructured) sta
 		}
 	}
 	var names []string
-	for _, p := range app.Spec.Route.ParentRefs {
+	for _, p := range app.Spec.Exposure.Route.ParentRefs {
 		name := parentName(p, route.GetNamespace())
 		names = append(names, name)
 		if missing := parentMissing(p, route.GetNamespace(), route.GetGeneration(), st.Parents); missing != "" {
@@ -135,7 +135,7 @@ type routeParentStatus struct {
 // parentMissing says what parent p has not reported about the route at generation gen, or "" when it
 // accepted it and resolved its references. Several controllers may report on one parent; any that
 // reports both is enough.
-func parentMissing(p webappv1.RouteParentRef, ns string, gen int64, parents []routeParentStatus) string {
+func parentMissing(p v1beta1.RouteParentRef, ns string, gen int64, parents []routeParentStatus) string {
 	missing := "its controller has not reported on the route"
 	for _, ps := range parents {
 		if !sameParent(p, ns, ps) {
@@ -168,14 +168,14 @@ func conditionMissing(conds []metav1.Condition, condType string, gen int64) stri
 
 // sameParent: the status entry is about the Gateway (and listener) p names. The implementation
 // echoes the parentRef it was given, defaults included.
-func sameParent(p webappv1.RouteParentRef, ns string, ps routeParentStatus) bool {
+func sameParent(p v1beta1.RouteParentRef, ns string, ps routeParentStatus) bool {
 	ref := ps.ParentRef
 	return ptr.Deref(ref.Group, gatewayGroup) == gatewayGroup && ptr.Deref(ref.Kind, "Gateway") == "Gateway" &&
 		ref.Name == p.Name && ptr.Deref(ref.Namespace, ns) == orDefault(p.Namespace, ns) &&
 		ptr.Deref(ref.SectionName, "") == p.SectionName
 }
 
-func parentName(p webappv1.RouteParentRef, ns string) string {
+func parentName(p v1beta1.RouteParentRef, ns string) string {
 	name := fmt.Sprintf("Gateway %s/%s", orDefault(p.Namespace, ns), p.Name)
 	if p.SectionName != "" {
 		name += fmt.Sprintf(" (listener %s)", p.SectionName)
@@ -193,8 +193,8 @@ func orDefault(s, def string) string {
 // RouteURL is where app answers through its HTTPRoute: its first host name that is not a wildcard
 // and its first path. The Gateway API leaves TLS to the Gateway's listeners, which the route does not
 // see, so the URL is http. It is "" when app has no route or only wildcard host names.
-func RouteURL(app *webappv1.WebApp) string {
-	r := app.Spec.Route
+func RouteURL(app *v1beta1.WebApp) string {
+	r := app.Spec.Exposure.Route
 	if r == nil {
 		return ""
 	}

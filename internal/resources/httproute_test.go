@@ -65,7 +65,7 @@ func TestHTTPRoute(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			app := newApp(func(a *webappv1.WebApp) { a.Spec.Route = tt.route; a.Spec.Service.Port = tt.port })
 			ac := mustRender(t, HTTPRoute, app)
-			expect(t, "url", RouteURL(app), tt.wantURL)
+			expect(t, "url", RouteURL(hub(t, app)), tt.wantURL)
 			if tt.route == nil {
 				if ac != nil {
 					t.Fatalf("an HTTPRoute was rendered: %v", ac)
@@ -76,7 +76,7 @@ func TestHTTPRoute(t *testing.T) {
 			expect(t, "kind", u.GroupVersionKind(), HTTPRouteGVK)
 			expect(t, "name", u.GetNamespace()+"/"+u.GetName(), "team-a/shop")
 			expect(t, "spec", u.Object["spec"], any(tt.wantSpec))
-			expect(t, "labels", u.GetLabels(), objectLabels(app))
+			expect(t, "labels", u.GetLabels(), objectLabels(hub(t, app)))
 			expect(t, "controller", metav1.IsControlledBy(u, app), true)
 		})
 	}
@@ -138,7 +138,7 @@ func TestHTTPRouteHealth(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			expect(t, "health", HTTPRoute.Health(app, tt.live), tt.want)
+			expect(t, "health", HTTPRoute.Health(hub(t, app), tt.live), tt.want)
 		})
 	}
 }

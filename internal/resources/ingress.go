@@ -7,7 +7,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
@@ -22,15 +22,15 @@ import (
 var Ingress Child = kind[*networkingv1.Ingress, *networkingv1ac.IngressApplyConfiguration]{
 	name:    "Ingress",
 	newObj:  func() *networkingv1.Ingress { return &networkingv1.Ingress{} },
-	wanted:  func(app *webappv1.WebApp) bool { return app.Spec.Ingress != nil },
+	wanted:  func(app *v1beta1.WebApp) bool { return app.Spec.Exposure.Ingress != nil },
 	render:  renderIngress,
 	extract: networkingv1ac.ExtractIngress,
 	health:  ingressHealth,
 }
 
 // renderIngress renders the Ingress of app's hosts and paths.
-func renderIngress(app *webappv1.WebApp) (*networkingv1ac.IngressApplyConfiguration, error) {
-	in := app.Spec.Ingress
+func renderIngress(app *v1beta1.WebApp) (*networkingv1ac.IngressApplyConfiguration, error) {
+	in := app.Spec.Exposure.Ingress
 	http := networkingv1ac.HTTPIngressRuleValue()
 	for _, path := range ingressPaths(in) {
 		http.WithPaths(networkingv1ac.HTTPIngressPath().
@@ -65,7 +65,7 @@ func renderIngress(app *webappv1.WebApp) (*networkingv1ac.IngressApplyConfigurat
 	return ing, nil
 }
 
-func ingressPaths(in *webappv1.Ingress) []string {
+func ingressPaths(in *v1beta1.Ingress) []string {
 	if len(in.Paths) == 0 {
 		return []string{"/"}
 	}
@@ -74,7 +74,7 @@ func ingressPaths(in *webappv1.Ingress) []string {
 
 // ingressHealth: ready, with the WebApp's external URL, once the ingress controller has published
 // an address for the Ingress.
-func ingressHealth(app *webappv1.WebApp, ing *networkingv1.Ingress) status.Health {
+func ingressHealth(app *v1beta1.WebApp, ing *networkingv1.Ingress) status.Health {
 	if len(ing.Status.LoadBalancer.Ingress) == 0 {
 		class := "the cluster's default IngressClass"
 		if c := ing.Spec.IngressClassName; c != nil {
@@ -94,8 +94,8 @@ func ingressHealth(app *webappv1.WebApp, ing *networkingv1.Ingress) status.Healt
 
 // ExternalURL is where app answers through its Ingress: its first host that is not a wildcard and
 // its first path, over https with TLS. It is "" when app has no Ingress or only wildcard hosts.
-func ExternalURL(app *webappv1.WebApp) string {
-	in := app.Spec.Ingress
+func ExternalURL(app *v1beta1.WebApp) string {
+	in := app.Spec.Exposure.Ingress
 	if in == nil {
 		return ""
 	}

@@ -53,7 +53,7 @@ func TestIngress(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			app := newApp(func(a *webappv1.WebApp) { a.Spec.Ingress = tt.ingress })
 			ac := mustRender(t, Ingress, app)
-			expect(t, "url", ExternalURL(app), tt.wantURL)
+			expect(t, "url", ExternalURL(hub(t, app)), tt.wantURL)
 			if tt.wantNoInUse {
 				if ac != nil {
 					t.Fatalf("an Ingress was rendered: %v", ac)
@@ -65,7 +65,7 @@ func TestIngress(t *testing.T) {
 			expect(t, "rules", ing.Spec.Rules, tt.wantRules)
 			expect(t, "tls", ing.Spec.TLS, tt.wantTLS)
 			expect(t, "annotations", ing.Annotations, tt.wantAnnots)
-			expect(t, "labels", ing.Labels, objectLabels(app))
+			expect(t, "labels", ing.Labels, objectLabels(hub(t, app)))
 			expect(t, "controller", metav1.IsControlledBy(ing, app), true)
 		})
 	}
@@ -95,7 +95,7 @@ func TestIngressHealth(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			expect(t, "health", Ingress.Health(app, tt.live), tt.want)
+			expect(t, "health", Ingress.Health(hub(t, app), tt.live), tt.want)
 		})
 	}
 }

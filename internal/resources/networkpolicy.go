@@ -9,7 +9,7 @@ import (
 	networkingv1ac "k8s.io/client-go/applyconfigurations/networking/v1"
 	"k8s.io/utils/ptr"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 )
 
 // The NetworkPolicy, opt-in, lets only the WebApp's own namespace and the namespaces it lists
@@ -22,16 +22,16 @@ import (
 var NetworkPolicy Child = kind[*networkingv1.NetworkPolicy, *networkingv1ac.NetworkPolicyApplyConfiguration]{
 	name:    "NetworkPolicy",
 	newObj:  func() *networkingv1.NetworkPolicy { return &networkingv1.NetworkPolicy{} },
-	wanted:  func(app *webappv1.WebApp) bool { return app.Spec.NetworkPolicy != nil },
+	wanted:  func(app *v1beta1.WebApp) bool { return app.Spec.Exposure.NetworkPolicy != nil },
 	render:  renderNetworkPolicy,
 	extract: networkingv1ac.ExtractNetworkPolicy,
 }
 
 // renderNetworkPolicy renders the policy that admits traffic to app's pods.
-func renderNetworkPolicy(app *webappv1.WebApp) (*networkingv1ac.NetworkPolicyApplyConfiguration, error) {
-	np := app.Spec.NetworkPolicy
+func renderNetworkPolicy(app *v1beta1.WebApp) (*networkingv1ac.NetworkPolicyApplyConfiguration, error) {
+	np := app.Spec.Exposure.NetworkPolicy
 	rule := networkingv1ac.NetworkPolicyIngressRule()
-	for _, p := range append([]webappv1.ContainerPort{{Name: PortName}}, app.Spec.Ports...) {
+	for _, p := range app.Spec.Container.Ports {
 		rule.WithPorts(networkingv1ac.NetworkPolicyPort().
 			WithProtocol(protocol(p.Protocol)).
 			WithPort(intstr.FromString(p.Name)))

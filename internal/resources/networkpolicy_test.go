@@ -53,10 +53,10 @@ func TestNetworkPolicy(t *testing.T) {
 				return
 			}
 			p := typed[networkingv1.NetworkPolicy](t, ac)
-			expect(t, "pods", p.Spec.PodSelector.MatchLabels, SelectorLabels(app))
+			expect(t, "pods", p.Spec.PodSelector.MatchLabels, SelectorLabels(hub(t, app)))
 			expect(t, "types", p.Spec.PolicyTypes, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress})
 			expect(t, "ingress", p.Spec.Ingress, tt.want)
-			expect(t, "labels", p.Labels, objectLabels(app))
+			expect(t, "labels", p.Labels, objectLabels(hub(t, app)))
 			expect(t, "controller", metav1.IsControlledBy(p, app), true)
 		})
 	}

@@ -9,7 +9,7 @@ import (
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/utils/ptr"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 )
 
 // The pod template of the Deployment: what the pods run (pod.go, container.go, probes.go), secure
@@ -18,13 +18,13 @@ import (
 // namespace, mount a host path or add a capability.
 
 // podTemplate renders app's pod template.
-func podTemplate(app *webappv1.WebApp) (*corev1ac.PodTemplateSpecApplyConfiguration, error) {
+func podTemplate(app *v1beta1.WebApp) (*corev1ac.PodTemplateSpecApplyConfiguration, error) {
 	spec, err := podSpec(app)
 	if err != nil {
 		return nil, err
 	}
 	podLabels := map[string]string{}
-	for k, v := range app.Spec.PodLabels {
+	for k, v := range app.Spec.Pod.Labels {
 		podLabels[k] = string(v)
 	}
 	// Reserved keys win; admission already refuses them. managed-by is not in the selector (which
@@ -36,11 +36,11 @@ func podTemplate(app *webappv1.WebApp) (*corev1ac.PodTemplateSpecApplyConfigurat
 	// kubectl logs, exec and attach pick the app's container without -c, sidecars or not, unless
 	// the WebApp's own podAnnotations name another.
 	annotations := map[string]string{DefaultContainerAnnotation: ContainerName}
-	for k, v := range app.Spec.PodAnnotations {
+	for k, v := range app.Spec.Pod.Annotations {
 		annotations[k] = string(v)
 	}
 	// The operator's own (WithConfigRevision); admission already refuses it.
-	delete(annotations, webappv1.ConfigRevisionAnnotation)
+	delete(annotations, v1beta1.ConfigRevisionAnnotation)
 	template.WithAnnotations(annotations)
 	return template, nil
 }
@@ -48,45 +48,46 @@ func podTemplate(app *webappv1.WebApp) (*corev1ac.PodTemplateSpecApplyConfigurat
 // DefaultContainerAnnotation is kubectl's: the container its commands pick when none is named.
 const DefaultContainerAnnotation = "kubectl.kubernetes.io/default-container"
 
-func podSpec(app *webappv1.WebApp) (*corev1ac.PodSpecApplyConfiguration, error) {
+func podSpec(app *v1beta1.WebApp) (*corev1ac.PodSpecApplyConfiguration, error) {
 	main, err := mainContainer(app)
 	if err != nil {
 		return nil, err
 	}
+	pod := &app.Spec.Pod
 	// before WithContainers, which copies main
-	grace := stopping(main, ptr.Deref(app.Spec.Lifecycle, webappv1.Lifecycle{}))
+	grace := stopping(main, app.Spec.Container.Lifecycle, pod.TerminationGracePeriodSeconds)
 	spec := corev1ac.PodSpec().
 		WithContainers(main).
-		WithSecurityContext(podSecurityContext(app.Spec.Security)).
-		// A token the app does not use is only a risk; spec.automountServiceAccountToken asks for it.
-		WithAutomountServiceAccountToken(ptr.Deref(app.Spec.AutomountServiceAccountToken, false))
+		WithSecurityContext(podSecurityContext(pod.Security)).
+		// A token the app does not use is only a risk; automountServiceAccountToken asks for it.
+		WithAutomountServiceAccountToken(ptr.Deref(pod.AutomountServiceAccountToken, false))
 	// Init containers run first, in order; the sidecars after them, as native sidecars (restartPolicy
 	// Always): started before the app, stopped after it.
-	for i := range app.Spec.InitContainers {
-		c, err := sideContainer(app, &app.Spec.InitContainers[i], fmt.Sprintf("spec.initContainers[%d]", i))
+	for i := range pod.InitContainers {
+		c, err := sideContainer(app, &pod.InitContainers[i], fmt.Sprintf("spec.initContainers[%d]", i))
 		if err != nil {
 			return nil, err
 		}
 		spec.WithInitContainers(c)
 	}
-	for i := range app.Spec.Sidecars {
-		c, err := sideContainer(app, &app.Spec.Sidecars[i], fmt.Sprintf("spec.sidecars[%d]", i))
+	for i := range pod.Sidecars {
+		c, err := sideContainer(app, &pod.Sidecars[i], fmt.Sprintf("spec.sidecars[%d]", i))
 		if err != nil {
 			return nil, err
 		}
 		spec.WithInitContainers(c.WithRestartPolicy(corev1.ContainerRestartPolicyAlways))
 	}
-	for i := range app.Spec.Volumes {
-		v, err := volume(&app.Spec.Volumes[i])
+	for i := range pod.Volumes {
+		v, err := volume(&pod.Volumes[i])
 		if err != nil {
 			return nil, fmt.Errorf("spec.volumes[%d]: %w", i, err)
 		}
 		spec.WithVolumes(v)
 	}
-	if app.Spec.ServiceAccountName != "" {
-		spec.WithServiceAccountName(app.Spec.ServiceAccountName)
+	if pod.ServiceAccountName != "" {
+		spec.WithServiceAccountName(pod.ServiceAccountName)
 	}
-	for _, s := range app.Spec.ImagePullSecrets {
+	for _, s := range pod.ImagePullSecrets {
 		spec.WithImagePullSecrets(corev1ac.LocalObjectReference().WithName(s.Name))
 	}
 	if grace != nil {
@@ -105,31 +106,35 @@ const (
 	drainSeconds = 30
 )
 
-// stopping renders how main stops, and returns the pod's grace period: l's preStop action and grace
-// period, else a PreStopPause sleep (no longer than the grace period l sets, none for 0) and a grace
+// stopping renders how main stops, and returns the pod's grace period: l's preStop action and the
+// grace period, else a PreStopPause sleep (no longer than the grace period, none for 0) and a grace
 // period that adds the app's drain to the pause. The sleep action needs no command in the image; it
 // is on by default from Kubernetes 1.30, older than any API server the bundle installs on
 // (minKubeVersion).
-func stopping(main *corev1ac.ContainerApplyConfiguration, l webappv1.Lifecycle) *int64 {
-	if l.PreStop == nil {
-		pause := min(PreStopPause, ptr.Deref(l.TerminationGracePeriodSeconds, PreStopPause))
+func stopping(main *corev1ac.ContainerApplyConfiguration, l *v1beta1.Lifecycle, grace *int64) *int64 {
+	var preStop *v1beta1.Handler
+	if l != nil {
+		preStop = l.PreStop
+	}
+	if preStop == nil {
+		pause := min(PreStopPause, ptr.Deref(grace, PreStopPause))
 		if pause > 0 {
-			l.PreStop = &webappv1.Handler{SleepSeconds: &pause}
+			preStop = &v1beta1.Handler{SleepSeconds: &pause}
 		}
 	}
-	if l.PreStop != nil {
-		main.WithLifecycle(corev1ac.Lifecycle().WithPreStop(handler(l.PreStop)))
+	if preStop != nil {
+		main.WithLifecycle(corev1ac.Lifecycle().WithPreStop(handler(preStop)))
 	}
-	if l.TerminationGracePeriodSeconds == nil && l.PreStop.SleepSeconds != nil {
-		return ptr.To(*l.PreStop.SleepSeconds + drainSeconds)
+	if grace == nil && preStop.SleepSeconds != nil {
+		return ptr.To(*preStop.SleepSeconds + drainSeconds)
 	}
-	return l.TerminationGracePeriodSeconds
+	return grace
 }
 
 // podSecurityContext runs the pods as non-root with the runtime's default seccomp profile. The
 // image's USER decides the UID unless the WebApp names one: no UID is pinned by default, because
 // OpenShift assigns each namespace its own range and refuses pods outside it.
-func podSecurityContext(s *webappv1.Security) *corev1ac.PodSecurityContextApplyConfiguration {
+func podSecurityContext(s *v1beta1.Security) *corev1ac.PodSecurityContextApplyConfiguration {
 	sc := corev1ac.PodSecurityContext().
 		WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault))
 	if s == nil {
@@ -153,7 +158,7 @@ func podSecurityContext(s *webappv1.Security) *corev1ac.PodSecurityContextApplyC
 }
 
 // volume renders one of spec.volumes; its mount is the container's (container.go).
-func volume(v *webappv1.Volume) (*corev1ac.VolumeApplyConfiguration, error) {
+func volume(v *v1beta1.Volume) (*corev1ac.VolumeApplyConfiguration, error) {
 	out := corev1ac.Volume().WithName(v.Name)
 	switch {
 	case v.ConfigMap != nil:
@@ -194,7 +199,7 @@ func volume(v *webappv1.Volume) (*corev1ac.VolumeApplyConfiguration, error) {
 	return out, nil
 }
 
-func keysToPaths(items []webappv1.KeyToPath) []*corev1ac.KeyToPathApplyConfiguration {
+func keysToPaths(items []v1beta1.KeyToPath) []*corev1ac.KeyToPathApplyConfiguration {
 	out := make([]*corev1ac.KeyToPathApplyConfiguration, 0, len(items))
 	for _, it := range items {
 		k := corev1ac.KeyToPath().WithKey(it.Key).WithPath(it.Path)
@@ -206,12 +211,12 @@ func keysToPaths(items []webappv1.KeyToPath) []*corev1ac.KeyToPathApplyConfigura
 	return out
 }
 
-// schedule places the pods where the WebApp says. Without spec.scheduling the pod spec has no
+// schedule places the pods where the WebApp says. Without pod.scheduling the pod spec has no
 // scheduling fields at all, as before they existed, and without topologySpreadConstraints no spread:
 // kube-scheduler's default spread (nodes, and zones where labelled) then applies, which explicit
-// constraints could not reproduce (see webappv1.Scheduling; test/integration's scheduling specs).
-func schedule(spec *corev1ac.PodSpecApplyConfiguration, app *webappv1.WebApp) {
-	s := app.Spec.Scheduling
+// constraints could not reproduce (see v1beta1.Scheduling; test/integration's scheduling specs).
+func schedule(spec *corev1ac.PodSpecApplyConfiguration, app *v1beta1.WebApp) {
+	s := app.Spec.Pod.Scheduling
 	if s == nil {
 		return
 	}
@@ -252,7 +257,7 @@ func schedule(spec *corev1ac.PodSpecApplyConfiguration, app *webappv1.WebApp) {
 	}
 }
 
-func nodeAffinity(a *webappv1.NodeAffinity) *corev1ac.NodeAffinityApplyConfiguration {
+func nodeAffinity(a *v1beta1.NodeAffinity) *corev1ac.NodeAffinityApplyConfiguration {
 	out := corev1ac.NodeAffinity()
 	if len(a.Required) > 0 {
 		sel := corev1ac.NodeSelector()
@@ -269,7 +274,7 @@ func nodeAffinity(a *webappv1.NodeAffinity) *corev1ac.NodeAffinityApplyConfigura
 	return out
 }
 
-func nodeSelectorTerm(t *webappv1.NodeSelectorTerm) *corev1ac.NodeSelectorTermApplyConfiguration {
+func nodeSelectorTerm(t *v1beta1.NodeSelectorTerm) *corev1ac.NodeSelectorTermApplyConfiguration {
 	out := corev1ac.NodeSelectorTerm()
 	for _, e := range t.MatchExpressions {
 		req := corev1ac.NodeSelectorRequirement().WithKey(e.Key).WithOperator(corev1.NodeSelectorOperator(e.Operator))
@@ -283,7 +288,7 @@ func nodeSelectorTerm(t *webappv1.NodeSelectorTerm) *corev1ac.NodeSelectorTermAp
 
 // spreadConstraint counts only the pods of the same revision (matchLabelKeys pod-template-hash), so
 // that a rollout spreads its new pods instead of balancing them against the old ones.
-func spreadConstraint(app *webappv1.WebApp, c webappv1.TopologySpreadConstraint) *corev1ac.TopologySpreadConstraintApplyConfiguration {
+func spreadConstraint(app *v1beta1.WebApp, c v1beta1.TopologySpreadConstraint) *corev1ac.TopologySpreadConstraintApplyConfiguration {
 	when := corev1.ScheduleAnyway
 	if c.WhenUnsatisfiable != "" {
 		when = corev1.UnsatisfiableConstraintAction(c.WhenUnsatisfiable)

@@ -217,9 +217,9 @@ func TestPodSpec(t *testing.T) {
 }
 
 func TestVolumeWithoutSourceIsAnError(t *testing.T) {
-	_, err := renderDeployment(newApp(func(a *webappv1.WebApp) {
+	_, err := renderDeployment(hub(t, newApp(func(a *webappv1.WebApp) {
 		a.Spec.Volumes = []webappv1.Volume{{Name: "v", MountPath: "/v"}}
-	}))
+	})))
 	if err == nil {
 		t.Fatal("a volume without a source rendered")
 	}

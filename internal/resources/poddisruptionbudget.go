@@ -7,7 +7,7 @@ import (
 	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	"k8s.io/utils/ptr"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 )
 
 // The PodDisruptionBudget keeps a WebApp with several replicas serving through node drains. The
@@ -25,8 +25,8 @@ var PodDisruptionBudget Child = kind[*policyv1.PodDisruptionBudget, *policyv1ac.
 }
 
 // wantsDisruptionBudget: by default, as soon as there may be more than one replica to keep serving.
-func wantsDisruptionBudget(app *webappv1.WebApp) bool {
-	if b := app.Spec.DisruptionBudget; b != nil && !ptr.Deref(b.Enabled, true) {
+func wantsDisruptionBudget(app *v1beta1.WebApp) bool {
+	if !ptr.Deref(app.Spec.Scaling.DisruptionBudget.Enabled, true) {
 		return false
 	}
 	return maxReplicas(app) > 1
@@ -34,18 +34,18 @@ func wantsDisruptionBudget(app *webappv1.WebApp) bool {
 
 // maxReplicas is the most replicas app runs: spec.replicas, or the autoscaler's maximum. A budget
 // for an autoscaled WebApp that runs one replica for now does no harm: it still lets a drain evict it.
-func maxReplicas(app *webappv1.WebApp) int32 {
-	if a := app.Spec.Autoscaling; a != nil {
+func maxReplicas(app *v1beta1.WebApp) int32 {
+	if a := app.Spec.Scaling.Autoscaler; a != nil {
 		return a.MaxReplicas
 	}
 	return ptr.Deref(app.Spec.Replicas, 1)
 }
 
 // renderPodDisruptionBudget renders the budget of app's pods.
-func renderPodDisruptionBudget(app *webappv1.WebApp) (*policyv1ac.PodDisruptionBudgetApplyConfiguration, error) {
+func renderPodDisruptionBudget(app *v1beta1.WebApp) (*policyv1ac.PodDisruptionBudgetApplyConfiguration, error) {
 	maxUnavailable := intstr.FromInt32(1)
-	if b := app.Spec.DisruptionBudget; b != nil && b.MaxUnavailable != nil {
-		maxUnavailable = *b.MaxUnavailable
+	if b := app.Spec.Scaling.DisruptionBudget.MaxUnavailable; b != nil {
+		maxUnavailable = *b
 	}
 	return policyv1ac.PodDisruptionBudget(app.Name, app.Namespace).
 		WithLabels(objectLabels(app)).

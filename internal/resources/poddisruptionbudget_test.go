@@ -33,7 +33,7 @@ func TestPodDisruptionBudget(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			app := newApp(func(a *webappv1.WebApp) { a.Spec.Replicas, a.Spec.DisruptionBudget = tt.replicas, tt.budget })
-			ac, err := PodDisruptionBudget.Desired(app)
+			ac, err := PodDisruptionBudget.Desired(hub(t, app))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,9 +49,9 @@ func TestPodDisruptionBudget(t *testing.T) {
 			b := typed[policyv1.PodDisruptionBudget](t, ac)
 			expect(t, "maxUnavailable", b.Spec.MaxUnavailable, tt.want)
 			expect(t, "minAvailable", b.Spec.MinAvailable, nil)
-			expect(t, "selector", b.Spec.Selector.MatchLabels, SelectorLabels(app))
+			expect(t, "selector", b.Spec.Selector.MatchLabels, SelectorLabels(hub(t, app)))
 			expect(t, "unhealthy pods", b.Spec.UnhealthyPodEvictionPolicy, ptr.To(policyv1.AlwaysAllow))
-			expect(t, "labels", b.Labels, objectLabels(app))
+			expect(t, "labels", b.Labels, objectLabels(hub(t, app)))
 			expect(t, "controller", metav1.IsControlledBy(b, app), true)
 			expect(t, "name", b.Name+"/"+b.Namespace, "shop/team-a")
 		})

@@ -5,26 +5,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 )
 
-// probes sets the container's probes: from spec.probes one by one, or from the healthCheck shorthand.
-func probes(c *corev1ac.ContainerApplyConfiguration, app *webappv1.WebApp) {
-	if hc := app.Spec.HealthCheck; hc != nil {
-		port := intstr.FromString(PortName)
-		if hc.Port != nil {
-			port = intstr.FromInt32(*hc.Port)
-		}
-		get := func() *corev1ac.ProbeApplyConfiguration {
-			return corev1ac.Probe().WithHTTPGet(corev1ac.HTTPGetAction().WithPath(hc.Path).WithPort(port))
-		}
-		c.WithReadinessProbe(get().WithPeriodSeconds(5).WithFailureThreshold(3))
-		// Liveness waits longer and tolerates more failures than readiness: a slow app should be
-		// taken out of the Service long before it is restarted.
-		c.WithLivenessProbe(get().WithInitialDelaySeconds(10).WithPeriodSeconds(10).WithFailureThreshold(6))
-		return
-	}
-	p := app.Spec.Probes
+// probes sets the container's probes, one by one. A timing left unset is left to Kubernetes.
+func probes(c *corev1ac.ContainerApplyConfiguration, p *v1beta1.Probes) {
 	if p == nil {
 		return
 	}
@@ -39,7 +24,7 @@ func probes(c *corev1ac.ContainerApplyConfiguration, app *webappv1.WebApp) {
 	}
 }
 
-func probe(p *webappv1.Probe) *corev1ac.ProbeApplyConfiguration {
+func probe(p *v1beta1.Probe) *corev1ac.ProbeApplyConfiguration {
 	out := corev1ac.Probe()
 	switch {
 	case p.HTTPGet != nil:
@@ -69,7 +54,7 @@ func probe(p *webappv1.Probe) *corev1ac.ProbeApplyConfiguration {
 }
 
 // handler renders a preStop action.
-func handler(h *webappv1.Handler) *corev1ac.LifecycleHandlerApplyConfiguration {
+func handler(h *v1beta1.Handler) *corev1ac.LifecycleHandlerApplyConfiguration {
 	out := corev1ac.LifecycleHandler()
 	switch {
 	case h.Exec != nil:
@@ -82,7 +67,7 @@ func handler(h *webappv1.Handler) *corev1ac.LifecycleHandlerApplyConfiguration {
 	return out
 }
 
-func httpGet(g *webappv1.HTTPGetAction) *corev1ac.HTTPGetActionApplyConfiguration {
+func httpGet(g *v1beta1.HTTPGetAction) *corev1ac.HTTPGetActionApplyConfiguration {
 	out := corev1ac.HTTPGetAction().WithPath(g.Path).WithPort(portOrMain(g.Port))
 	if g.Scheme != "" {
 		out.WithScheme(corev1.URIScheme(g.Scheme))

@@ -35,7 +35,7 @@ func TestREADMEExampleRendersTheSameDeployment(t *testing.T) {
 		t.Fatalf("the README's example: %v", err)
 	}
 	app.Namespace, app.UID = "default", "uid-1"
-	ac, err := renderDeployment(app)
+	ac, err := renderDeployment(hub(t, app))
 	if err != nil {
 		t.Fatal(err)
 	}

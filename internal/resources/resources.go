@@ -18,7 +18,8 @@ import (
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
+	"github.com/webapp-operator/webapp-operator/internal/served"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
@@ -40,18 +41,18 @@ type Child interface {
 	New() client.Object
 	// Desired renders app's object. A nil configuration with a nil error means that app wants no
 	// such object.
-	Desired(app *webappv1.WebApp) (runtime.ApplyConfiguration, error)
+	Desired(app *v1beta1.WebApp) (runtime.ApplyConfiguration, error)
 	// Owned extracts from live the fields that FieldOwner manages, in the shape of Desired, so that
 	// the two compare equal when nothing needs to be applied.
 	Owned(live client.Object) (runtime.ApplyConfiguration, error)
 	// Health reads live, which app controls.
-	Health(app *webappv1.WebApp, live client.Object) status.Health
+	Health(app *v1beta1.WebApp, live client.Object) status.Health
 	// CacheSelector selects the objects of the kind the operator caches and watches.
 	CacheSelector() labels.Selector
 	// Handover returns what to apply under HandoverFieldOwner before app's desired object is applied
 	// over live: the fields that FieldOwner owns on live and now leaves to another controller, with
 	// their live values, so that they keep them. Nil when there are none.
-	Handover(app *webappv1.WebApp, live client.Object) (runtime.ApplyConfiguration, error)
+	Handover(app *v1beta1.WebApp, live client.Object) (runtime.ApplyConfiguration, error)
 	// MissingAPI is the problem of a WebApp that asks for the child in a cluster that does not serve
 	// its kind, for a kind that comes from a CRD the cluster may lack (the Gateway API's, the Prometheus
 	// Operator's); nil for the
@@ -66,15 +67,15 @@ type kind[T client.Object, AC runtime.ApplyConfiguration] struct {
 	// newObj returns an empty T.
 	newObj func() T
 	// wanted reports whether app wants the object at all; nil means always.
-	wanted func(*webappv1.WebApp) bool
-	render func(*webappv1.WebApp) (AC, error)
+	wanted func(*v1beta1.WebApp) bool
+	render func(*v1beta1.WebApp) (AC, error)
 	// extract is client-go's Extract<Kind>: the fields a field manager owns.
 	extract func(T, string) (AC, error)
 	// health reads the live object; nil means "ready as soon as it exists".
-	health func(*webappv1.WebApp, T) status.Health
+	health func(*v1beta1.WebApp, T) status.Health
 	// handover returns the fields to hand over before applying (see Child.Handover), and whether
 	// there are any; nil means never.
-	handover func(*webappv1.WebApp, T) (AC, bool, error)
+	handover func(*v1beta1.WebApp, T) (AC, bool, error)
 	// missingAPI: see Child.MissingAPI; nil for a built-in kind.
 	missingAPI func() *status.Problem
 }
@@ -82,7 +83,7 @@ type kind[T client.Object, AC runtime.ApplyConfiguration] struct {
 func (k kind[T, AC]) Kind() string       { return k.name }
 func (k kind[T, AC]) New() client.Object { return k.newObj() }
 
-func (k kind[T, AC]) Desired(app *webappv1.WebApp) (runtime.ApplyConfiguration, error) {
+func (k kind[T, AC]) Desired(app *v1beta1.WebApp) (runtime.ApplyConfiguration, error) {
 	if k.wanted != nil && !k.wanted(app) {
 		return nil, nil
 	}
@@ -97,7 +98,7 @@ func (k kind[T, AC]) Owned(live client.Object) (runtime.ApplyConfiguration, erro
 	return k.extract(t, FieldOwner)
 }
 
-func (k kind[T, AC]) Health(app *webappv1.WebApp, live client.Object) status.Health {
+func (k kind[T, AC]) Health(app *v1beta1.WebApp, live client.Object) status.Health {
 	t, ok := live.(T)
 	if !ok || k.health == nil {
 		return status.Health{Kind: k.name, Ready: ok}
@@ -107,7 +108,7 @@ func (k kind[T, AC]) Health(app *webappv1.WebApp, live client.Object) status.Hea
 	return h
 }
 
-func (k kind[T, AC]) Handover(app *webappv1.WebApp, live client.Object) (runtime.ApplyConfiguration, error) {
+func (k kind[T, AC]) Handover(app *v1beta1.WebApp, live client.Object) (runtime.ApplyConfiguration, error) {
 	t, ok := live.(T)
 	if !ok || k.handover == nil {
 		return nil, nil
@@ -153,28 +154,29 @@ const (
 )
 
 // SelectorLabels are the labels that select the pods of app. They are stable across every spec change.
-func SelectorLabels(app *webappv1.WebApp) map[string]string {
+func SelectorLabels(app *v1beta1.WebApp) map[string]string {
 	return map[string]string{LabelName: AppName, LabelInstance: app.Name}
 }
 
 // Selector is SelectorLabels in string form, as the scale subresource wants it.
-func Selector(app *webappv1.WebApp) string {
+func Selector(app *v1beta1.WebApp) string {
 	return labels.SelectorFromSet(SelectorLabels(app)).String()
 }
 
 // objectLabels are the labels of the child objects themselves.
-func objectLabels(app *webappv1.WebApp) map[string]string {
+func objectLabels(app *v1beta1.WebApp) map[string]string {
 	l := SelectorLabels(app)
 	l[LabelManagedBy] = ManagedBy
 	return l
 }
 
 // ownerReference makes app the controller of a child, so the garbage collector deletes the
-// child with the WebApp and so a child is recognisably ours.
-func ownerReference(app *webappv1.WebApp) *metav1ac.OwnerReferenceApplyConfiguration {
+// child with the WebApp and so a child is recognisably ours. It names the WebApp in the version
+// the API server serves the operator (package served), not in the hub's.
+func ownerReference(app *v1beta1.WebApp) *metav1ac.OwnerReferenceApplyConfiguration {
 	return metav1ac.OwnerReference().
-		WithAPIVersion(webappv1.GroupVersion.String()).
-		WithKind("WebApp").
+		WithAPIVersion(served.OwnerAPIVersion).
+		WithKind(served.Kind).
 		WithName(app.Name).
 		WithUID(app.UID).
 		WithController(true).

@@ -13,7 +13,7 @@ import (
 
 func service(t *testing.T, app *webappv1.WebApp) *corev1.Service {
 	t.Helper()
-	ac, err := renderService(app)
+	ac, err := renderService(hub(t, app))
 	if err != nil {
 		t.Fatalf("Service: %v", err)
 	}
@@ -43,12 +43,12 @@ func TestService(t *testing.T) {
 			app := newApp(func(a *webappv1.WebApp) { a.Spec.Service = tt.svc })
 			s := service(t, app)
 			expect(t, "type", s.Spec.Type, tt.wantType)
-			expect(t, "selector", s.Spec.Selector, SelectorLabels(app))
+			expect(t, "selector", s.Spec.Selector, SelectorLabels(hub(t, app)))
 			expect(t, "ports", s.Spec.Ports, []corev1.ServicePort{{Name: PortName, Protocol: corev1.ProtocolTCP,
 				Port: tt.wantPort, TargetPort: intstr.FromString(PortName), NodePort: tt.wantNodePort}})
 			expect(t, "labels", s.Labels[LabelManagedBy], ManagedBy)
 			expect(t, "controller", metav1.IsControlledBy(s, app), true)
-			expect(t, "url", URL(app), tt.wantURL)
+			expect(t, "url", URL(hub(t, app)), tt.wantURL)
 		})
 	}
 }

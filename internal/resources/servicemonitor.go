@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
@@ -37,7 +37,7 @@ const monitoringGroup = "monitoring.coreos.com"
 // says whether a Prometheus picked it up.
 var ServiceMonitor Child = crdKind(ServiceMonitorGVK, "the Prometheus Operator's API", "spec.metrics",
 	status.ReasonMonitoringAPIMissing, kind[*unstructured.Unstructured, runtime.ApplyConfiguration]{
-		wanted: func(app *webappv1.WebApp) bool { return app.Spec.Metrics != nil },
+		wanted: func(app *v1beta1.WebApp) bool { return app.Spec.Observability.Metrics != nil },
 		render: renderServiceMonitor,
 	})
 
@@ -47,12 +47,12 @@ var ServiceMonitor Child = crdKind(ServiceMonitorGVK, "the Prometheus Operator's
 // defaults nothing inside the fields rendered here (its defaults are under relabelings and the TLS
 // and authentication settings, which are left out), so what is sent is what is stored, and a pass
 // over an unchanged WebApp compares equal and writes nothing.
-func renderServiceMonitor(app *webappv1.WebApp) (runtime.ApplyConfiguration, error) {
+func renderServiceMonitor(app *v1beta1.WebApp) (runtime.ApplyConfiguration, error) {
 	port, _, err := MetricsPort(app)
 	if err != nil {
 		return nil, err
 	}
-	m := app.Spec.Metrics
+	m := app.Spec.Observability.Metrics
 	endpoint := map[string]any{"port": port, "path": metricsPath(m)}
 	if m.Interval != "" {
 		endpoint["interval"] = m.Interval
@@ -75,34 +75,41 @@ func renderServiceMonitor(app *webappv1.WebApp) (runtime.ApplyConfiguration, err
 	return client.ApplyConfigurationFromUnstructured(u), nil
 }
 
-func metricsPath(m *webappv1.Metrics) string {
+func metricsPath(m *v1beta1.Metrics) string {
 	if m.Path == "" {
 		return "/metrics"
 	}
 	return m.Path
 }
 
-// MetricsPort resolves app's spec.metrics.port to the name of the Service port that serves the
-// metrics, and returns the entry of spec.ports the Service must expose for it (one without a
-// servicePort), or nil when the Service exposes it already: the main port (http, spec.port) or an
-// entry with a servicePort. A port that names neither is an error (admission refuses it).
-func MetricsPort(app *webappv1.WebApp) (string, *webappv1.ContainerPort, error) {
-	if app.Spec.Metrics == nil {
+// MetricsPort resolves app's observability.metrics.port to the name of the Service port that serves
+// the metrics, and returns the container port the Service must expose for it (one that no
+// exposure.service.ports entry names), or nil when the Service exposes it already: the main port
+// (http) or a port with an entry. A port that names none of the container's is an error (admission
+// refuses it).
+func MetricsPort(app *v1beta1.WebApp) (string, *v1beta1.ContainerPort, error) {
+	m := app.Spec.Observability.Metrics
+	if m == nil {
 		return "", nil, nil
 	}
 	port := intstr.FromString(PortName)
-	if app.Spec.Metrics.Port != nil {
-		port = *app.Spec.Metrics.Port
+	if m.Port != nil {
+		port = *m.Port
 	}
 	if port.Type == intstr.String && port.StrVal == PortName || port.Type == intstr.Int && port.IntVal == containerPort(app) {
 		return PortName, nil, nil
 	}
-	for i, p := range app.Spec.Ports {
+	ports, main := app.Spec.Container.Ports, findPort(app, PortName)
+	for i := range ports {
+		p := &ports[i]
+		if p == main {
+			continue // its name and number do not match: see above
+		}
 		if port.Type == intstr.String && p.Name == port.StrVal || port.Type == intstr.Int && p.ContainerPort == port.IntVal {
-			if p.ServicePort != nil {
+			if servicePortOf(app, p.Name) != nil {
 				return p.Name, nil, nil
 			}
-			return p.Name, &app.Spec.Ports[i], nil
+			return p.Name, p, nil
 		}
 	}
 	return "", nil, fmt.Errorf("spec.metrics.port %s is neither %s, spec.port (%d) nor a port of spec.ports",

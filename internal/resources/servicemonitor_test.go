@@ -70,7 +70,7 @@ func TestServiceMonitor(t *testing.T) {
 			u := &unstructured.Unstructured{Object: content(t, ac)}
 			expect(t, "kind", u.GroupVersionKind(), ServiceMonitorGVK)
 			expect(t, "name", u.GetNamespace()+"/"+u.GetName(), "team-a/shop")
-			expect(t, "labels", u.GetLabels(), objectLabels(app))
+			expect(t, "labels", u.GetLabels(), objectLabels(hub(t, app)))
 			expect(t, "controller", metav1.IsControlledBy(u, app), true)
 			expect(t, "endpoints", u.Object["spec"].(map[string]any)["endpoints"], any(tt.wantEndpoints))
 			// it selects the WebApp's Service, by the labels that Service carries, and no other WebApp's
@@ -92,7 +92,7 @@ func TestServiceMonitorRefusesAPortThatNamesNothing(t *testing.T) {
 		p := intstr.FromString("nowhere")
 		a.Spec.Metrics = &webappv1.Metrics{Port: &p}
 	})
-	_, err := ServiceMonitor.Desired(app)
+	_, err := ServiceMonitor.Desired(hub(t, app))
 	expect(t, "error", err.Error(), "spec.metrics.port nowhere is neither http, spec.port (8080) nor a port of spec.ports")
 	// the Service renders as without metrics: the WebApp is reported InvalidSpec by the ServiceMonitor
 	expect(t, "Service ports", len(service(t, app).Spec.Ports), 1)

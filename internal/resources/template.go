@@ -4,7 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -12,7 +14,7 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 )
 
 // The Deployment's pod template is decided here, next to its rendering: rendered from the spec and
@@ -22,7 +24,7 @@ const (
 	// TemplateAnnotation, on the Deployment (not its pod template, which would roll the pods),
 	// stamps the template with the inputs it was rendered from: "<inputs>/<fingerprint>".
 	TemplateAnnotation = "webapp-operator.io/template"
-	// RollbackAnnotation, on the Deployment, records a rollback (a webappv1.RollbackStatus in JSON).
+	// RollbackAnnotation, on the Deployment, records a rollback (a v1beta1.RollbackStatus in JSON).
 	// Written in the same apply as the old template, it travels with it: a pass that reads the
 	// WebApp before its status write reaches the cache still sees it, and does not roll the failed
 	// spec out again.
@@ -46,11 +48,14 @@ const (
 
 // DeploymentInputs are what a WebApp's Deployment is decided from.
 type DeploymentInputs struct {
-	App *webappv1.WebApp
+	App *v1beta1.WebApp
 	// Live is the WebApp's Deployment in the cluster; nil when there is none of the WebApp's.
 	Live *appsv1.Deployment
 	// ConfigRevision fingerprints the configuration the pods read (ConfigRevision); "" for none.
 	ConfigRevision string
+	// TemplateSpec is what the stamp fingerprints of App's spec (TemplateInputs): the caller's, since
+	// it must stay what every stamp so far fingerprinted (served.TemplateSpec).
+	TemplateSpec []byte
 }
 
 // DesiredDeployment renders the WebApp's Deployment and decides its pod template; the first that
@@ -70,12 +75,12 @@ func DesiredDeployment(in DeploymentInputs) (*appsv1ac.DeploymentApplyConfigurat
 		}
 	}
 	if in.ConfigRevision != "" {
-		d.Spec.Template.WithAnnotations(map[string]string{webappv1.ConfigRevisionAnnotation: in.ConfigRevision})
+		d.Spec.Template.WithAnnotations(map[string]string{v1beta1.ConfigRevisionAnnotation: in.ConfigRevision})
 	}
-	inputs, err := TemplateInputs(in.App, in.ConfigRevision)
-	if err != nil {
-		return nil, TemplateRendered, err
+	if len(in.TemplateSpec) == 0 {
+		return nil, TemplateRendered, errNoTemplateSpec
 	}
+	inputs := TemplateInputs(in.TemplateSpec, in.ConfigRevision)
 	stamp, err := templateStamp(inputs, d.Spec.Template)
 	if err != nil {
 		return nil, TemplateRendered, err
@@ -89,11 +94,18 @@ func DesiredDeployment(in DeploymentInputs) (*appsv1ac.DeploymentApplyConfigurat
 	return d, TemplateRendered, nil
 }
 
-// RollBack makes the decided Deployment d of app go back to template, an earlier ReplicaSet's, and
-// record rollback with it. The template is stamped with the inputs it was rendered from, so that
-// the upgrade policy reads it like any other.
-func RollBack(d *appsv1ac.DeploymentApplyConfiguration, app *webappv1.WebApp, template *corev1.PodTemplateSpec,
-	rollback webappv1.RollbackStatus) error {
+// errNoTemplateSpec: without it, every WebApp's stamp would name the same inputs.
+var errNoTemplateSpec = errors.New("deciding the Deployment: no template spec to stamp it with")
+
+// RollBack makes the decided Deployment d of a WebApp go back to template, an earlier ReplicaSet's,
+// and record rollback with it. The template is stamped with the inputs it was rendered from (the
+// WebApp's templateSpec and the template's configuration), so that the upgrade policy reads it like
+// any other.
+func RollBack(d *appsv1ac.DeploymentApplyConfiguration, templateSpec []byte, template *corev1.PodTemplateSpec,
+	rollback v1beta1.RollbackStatus) error {
+	if len(templateSpec) == 0 {
+		return errNoTemplateSpec
+	}
 	t, err := templateOf(template)
 	if err != nil {
 		return err
@@ -102,10 +114,7 @@ func RollBack(d *appsv1ac.DeploymentApplyConfiguration, app *webappv1.WebApp, te
 	if err != nil {
 		return err
 	}
-	inputs, err := TemplateInputs(app, template.Annotations[webappv1.ConfigRevisionAnnotation])
-	if err != nil {
-		return err
-	}
+	inputs := TemplateInputs(templateSpec, template.Annotations[v1beta1.ConfigRevisionAnnotation])
 	d.Spec.Template = t
 	d.WithAnnotations(map[string]string{RollbackAnnotation: string(record)})
 	return StampTemplate(d, inputs)
@@ -122,39 +131,25 @@ func StampTemplate(d *appsv1ac.DeploymentApplyConfiguration, inputs string) erro
 
 // RolledBackFor returns the rollback that the Deployment d records for app's current generation,
 // or nil: a change of the spec ends it.
-func RolledBackFor(app *webappv1.WebApp, d *appsv1.Deployment) *webappv1.RollbackStatus {
+func RolledBackFor(app *v1beta1.WebApp, d *appsv1.Deployment) *v1beta1.RollbackStatus {
 	if d == nil || d.Annotations[RollbackAnnotation] == "" {
 		return nil
 	}
-	rb := &webappv1.RollbackStatus{}
+	rb := &v1beta1.RollbackStatus{}
 	if err := json.Unmarshal([]byte(d.Annotations[RollbackAnnotation]), rb); err != nil || rb.Generation != app.Generation {
 		return nil
 	}
 	return rb
 }
 
-// TemplateInputs names what app's pod template is rendered from: a fingerprint of its spec without
-// the fields that do not feed the pod template (notTemplateFields), and of the configuration its
-// pods read. Changing the replicas, the Service or a route changes no input: the template is not
-// rewritten for them, nor does a template that a newer operator renders roll out with them.
-func TemplateInputs(app *webappv1.WebApp, configRevision string) (string, error) {
-	spec := app.Spec.DeepCopy()
-	notTemplateFields(spec)
-	data, err := json.Marshal(spec)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(append(data, configRevision...))
-	return hex.EncodeToString(sum[:])[:16], nil
-}
-
-// notTemplateFields clears the fields of spec that the pod template is not rendered from
-// (TestNotTemplateFieldsDoNotChangeThePodTemplate holds this list against the renderer).
-func notTemplateFields(spec *webappv1.WebAppSpec) {
-	spec.Replicas, spec.Service, spec.MinReadySeconds, spec.Strategy = nil, webappv1.ServiceSpec{}, nil, nil
-	spec.Paused, spec.Rollout, spec.RevisionHistoryLimit, spec.ProgressDeadlineSeconds = false, nil, nil, nil
-	spec.DisruptionBudget, spec.Autoscaling, spec.NetworkPolicy = nil, nil, nil
-	spec.Ingress, spec.Route, spec.Metrics = nil, nil, nil
+// TemplateInputs names what a WebApp's pod template is rendered from: a fingerprint of templateSpec,
+// its spec without the fields that do not feed the pod template (served.TemplateSpec), and of the
+// configuration its pods read. Changing the replicas, the Service or a route changes no input: the
+// template is not rewritten for them, nor does a template that a newer operator renders roll out
+// with them.
+func TemplateInputs(templateSpec []byte, configRevision string) string {
+	sum := sha256.Sum256(append(slices.Clip(templateSpec), configRevision...))
+	return hex.EncodeToString(sum[:])[:16]
 }
 
 // keepLiveTemplate gives d the template our field manager owns on live, with its stamp and rollback

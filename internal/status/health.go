@@ -5,7 +5,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 )
 
 // Health is how one child object of a WebApp reads: absent, ready, progressing, or stuck.
@@ -41,7 +41,7 @@ type Note struct {
 // NoteTypes are the condition types that children report as a Note. Compute sets each from the child
 // that reports it and removes it when none does: a WebApp that no longer autoscales has no Autoscaling
 // condition.
-var NoteTypes = []string{webappv1.ConditionAutoscaling}
+var NoteTypes = []string{v1beta1.ConditionAutoscaling}
 
 // Absent is the Health of a child that does not exist yet.
 func Absent(kind string) Health { return Health{Kind: kind, Missing: true} }

@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 )
 
 // The rollback policy (spec.rollout.autoRollback) in pure functions: when a rollout counts as
@@ -30,7 +30,7 @@ const (
 // Failure is a rollout that counts as failed: why, and what to go back to.
 type Failure struct {
 	Reason, Message string
-	To              webappv1.Revision
+	To              v1beta1.Revision
 }
 
 // RolloutFailure decides, from the status a pass computed (next) and the live Deployment, whether
@@ -39,16 +39,17 @@ type Failure struct {
 // deadline passed, when its pods can never start (ImageRunsAsRoot, InvalidImage), or when they have
 // kept failing (PodFailing) for failureSeconds since the WebApp stopped being Ready. Only a WebApp that asks for it, is not rolled back already and has a
 // Ready revision other than the one the Deployment runs goes back.
-func RolloutFailure(app *webappv1.WebApp, next webappv1.WebAppStatus, d *appsv1.Deployment,
+func RolloutFailure(app *v1beta1.WebApp, next v1beta1.WebAppStatus, d *appsv1.Deployment,
 	now metav1.Time) (*Failure, time.Duration) {
-	if app.Spec.Rollout == nil || !app.Spec.Rollout.AutoRollback || next.RolledBack != nil || d == nil || app.Spec.Paused {
+	r := &app.Spec.Rollout
+	if r.OnFailure != v1beta1.RolloutFailureRollback || next.RolledBack != nil || d == nil || r.Paused {
 		return nil, 0
 	}
 	to := rollbackTarget(next.Revisions, deploymentRevision(d))
 	if to == nil {
 		return nil, 0
 	}
-	ready := meta.FindStatusCondition(next.Conditions, webappv1.ConditionReady)
+	ready := meta.FindStatusCondition(next.Conditions, v1beta1.ConditionReady)
 	if ready == nil || ready.Status == metav1.ConditionTrue {
 		return nil, 0
 	}
@@ -57,7 +58,7 @@ func RolloutFailure(app *webappv1.WebApp, next webappv1.WebAppStatus, d *appsv1.
 		// no wait cures these: the new template's pods can never start
 		return &Failure{Reason: ready.Reason, Message: ready.Message, To: *to}, 0
 	case ReasonPodFailing:
-		limit := time.Duration(ptr.Deref(app.Spec.Rollout.FailureSeconds, DefaultFailureSeconds)) * time.Second
+		limit := time.Duration(ptr.Deref(r.FailureSeconds, DefaultFailureSeconds)) * time.Second
 		if left := limit - now.Sub(ready.LastTransitionTime.Time); left > 0 {
 			return nil, left
 		}
@@ -68,7 +69,7 @@ func RolloutFailure(app *webappv1.WebApp, next webappv1.WebAppStatus, d *appsv1.
 }
 
 // rollbackTarget is the newest Ready revision other than the running one.
-func rollbackTarget(revisions []webappv1.Revision, running int64) *webappv1.Revision {
+func rollbackTarget(revisions []v1beta1.Revision, running int64) *v1beta1.Revision {
 	for i := range revisions {
 		if revisions[i].Revision != running {
 			return &revisions[i]
@@ -87,8 +88,8 @@ func deploymentRevision(d *appsv1.Deployment) int64 {
 // recordRevision adds the Deployment's revision to revisions when the WebApp is Ready on it (v)
 // for the first time, newest first, keeping MaxRevisions. Rolled back, the revision running is an
 // earlier one under a new number, not the spec's: it is not recorded.
-func recordRevision(revisions []webappv1.Revision, app *webappv1.WebApp, d *appsv1.Deployment, v verdict,
-	rolledBack bool, now metav1.Time) []webappv1.Revision {
+func recordRevision(revisions []v1beta1.Revision, app *v1beta1.WebApp, d *appsv1.Deployment, v verdict,
+	rolledBack bool, now metav1.Time) []v1beta1.Revision {
 	if d == nil || rolledBack || v.ready != metav1.ConditionTrue || (v.reason != ReasonReady && v.reason != ReasonScaledToZero) {
 		return revisions
 	}
@@ -102,10 +103,10 @@ func recordRevision(revisions []webappv1.Revision, app *webappv1.WebApp, d *apps
 			image = c.Image
 		}
 	}
-	out := append([]webappv1.Revision{{Revision: rev, Generation: app.Generation, Image: image,
-		ConfigRevision: d.Spec.Template.Annotations[webappv1.ConfigRevisionAnnotation], ReadyAt: now}}, revisions...)
-	if len(out) > webappv1.MaxRevisions {
-		out = out[:webappv1.MaxRevisions]
+	out := append([]v1beta1.Revision{{Revision: rev, Generation: app.Generation, Image: image,
+		ConfigRevision: d.Spec.Template.Annotations[v1beta1.ConfigRevisionAnnotation], ReadyAt: now}}, revisions...)
+	if len(out) > v1beta1.MaxRevisions {
+		out = out[:v1beta1.MaxRevisions]
 	}
 	return out
 }
@@ -113,7 +114,7 @@ func recordRevision(revisions []webappv1.Revision, app *webappv1.WebApp, d *apps
 // rolledBackVerdict is how a rolled-back WebApp reads once its children are fine (workload, the
 // Deployment's Health): Ready on the old revision but Stalled, since its spec is not what runs,
 // or rolling back while the old revision's pods come back.
-func rolledBackVerdict(rb *webappv1.RollbackStatus, workload Health) verdict {
+func rolledBackVerdict(rb *v1beta1.RollbackStatus, workload Health) verdict {
 	msg := fmt.Sprintf("the rollout of generation %d (image %s) failed (%s: %s); revision %d (image %s), Ready "+
 		"since %s, runs again; change the spec to roll out again", rb.Generation, rb.Image, rb.Reason, rb.Message,
 		rb.To.Revision, rb.To.Image, rb.To.ReadyAt.UTC().Format(time.RFC3339))

@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	. "github.com/webapp-operator/webapp-operator/internal/status"
 )
 
@@ -19,21 +19,21 @@ func running(rev string, image string) *appsv1.Deployment {
 	d := deployment(2, 3, 3, 3)
 	d.Annotations = map[string]string{"deployment.kubernetes.io/revision": rev}
 	d.Spec.Template.Spec.Containers = []corev1.Container{{Name: "app", Image: image}}
-	d.Spec.Template.Annotations = map[string]string{webappv1.ConfigRevisionAnnotation: "c" + rev}
+	d.Spec.Template.Annotations = map[string]string{v1beta1.ConfigRevisionAnnotation: "c" + rev}
 	return d
 }
 
-func notReady(reason string, since metav1.Time) webappv1.WebAppStatus {
-	return webappv1.WebAppStatus{
-		Revisions:  []webappv1.Revision{{Revision: 2, Image: "v2"}, {Revision: 1, Image: "v1"}},
-		Conditions: []metav1.Condition{{Type: webappv1.ConditionReady, Status: metav1.ConditionFalse, Reason: reason, LastTransitionTime: since}},
+func notReady(reason string, since metav1.Time) v1beta1.WebAppStatus {
+	return v1beta1.WebAppStatus{
+		Revisions:  []v1beta1.Revision{{Revision: 2, Image: "v2"}, {Revision: 1, Image: "v1"}},
+		Conditions: []metav1.Condition{{Type: v1beta1.ConditionReady, Status: metav1.ConditionFalse, Reason: reason, LastTransitionTime: since}},
 	}
 }
 
 func TestRolloutFailure(t *testing.T) {
-	auto := func(mutate ...func(*webappv1.WebApp)) *webappv1.WebApp {
+	auto := func(mutate ...func(*v1beta1.WebApp)) *v1beta1.WebApp {
 		a := app()
-		a.Spec.Rollout = &webappv1.Rollout{AutoRollback: true, FailureSeconds: ptr.To[int32](60)}
+		a.Spec.Rollout = v1beta1.Rollout{OnFailure: v1beta1.RolloutFailureRollback, FailureSeconds: ptr.To[int32](60)}
 		for _, m := range mutate {
 			m(a)
 		}
@@ -42,8 +42,8 @@ func TestRolloutFailure(t *testing.T) {
 	now := metav1.NewTime(t0.Add(10 * time.Minute))
 	cases := []struct {
 		name     string
-		app      *webappv1.WebApp
-		next     webappv1.WebAppStatus
+		app      *v1beta1.WebApp
+		next     v1beta1.WebAppStatus
 		d        *appsv1.Deployment
 		wantTo   int64 // 0: no failure
 		wantWait time.Duration
@@ -58,13 +58,15 @@ func TestRolloutFailure(t *testing.T) {
 			running("2", "v2"), 1, 0},
 		{"still rolling out: no failure", auto(), notReady(ReasonRolloutInProgress, t0), running("3", "broken"), 0, 0},
 		{"not asked for", app(), notReady(ReasonProgressDeadlineExceeded, now), running("3", "broken"), 0, 0},
-		{"paused", auto(func(a *webappv1.WebApp) { a.Spec.Paused = true }), notReady(ReasonProgressDeadlineExceeded, now),
+		{"only reported", auto(func(a *v1beta1.WebApp) { a.Spec.Rollout.OnFailure = v1beta1.RolloutFailureReport }),
+			notReady(ReasonProgressDeadlineExceeded, now), running("3", "broken"), 0, 0},
+		{"paused", auto(func(a *v1beta1.WebApp) { a.Spec.Rollout.Paused = true }), notReady(ReasonProgressDeadlineExceeded, now),
 			running("3", "broken"), 0, 0},
-		{"no Ready revision to go back to", auto(), webappv1.WebAppStatus{Conditions: notReady(ReasonProgressDeadlineExceeded,
+		{"no Ready revision to go back to", auto(), v1beta1.WebAppStatus{Conditions: notReady(ReasonProgressDeadlineExceeded,
 			now).Conditions}, running("3", "broken"), 0, 0},
-		{"rolled back already", auto(), func() webappv1.WebAppStatus {
+		{"rolled back already", auto(), func() v1beta1.WebAppStatus {
 			s := notReady(ReasonProgressDeadlineExceeded, now)
-			s.RolledBack = &webappv1.RollbackStatus{Generation: 4}
+			s.RolledBack = &v1beta1.RollbackStatus{Generation: 4}
 			return s
 		}(), running("3", "broken"), 0, 0},
 	}
@@ -88,7 +90,7 @@ func TestComputeRecordsReadyRevisions(t *testing.T) {
 	ready := Observation{Children: []Health{{Kind: "Deployment", Ready: true, Reason: ReasonReady}},
 		Deployment: running("7", "v7")}
 	st := Compute(a, ready, t1)
-	if len(st.Revisions) != 1 || st.Revisions[0] != (webappv1.Revision{Revision: 7, Generation: 4, Image: "v7",
+	if len(st.Revisions) != 1 || st.Revisions[0] != (v1beta1.Revision{Revision: 7, Generation: 4, Image: "v7",
 		ConfigRevision: "c7", ReadyAt: t1}) {
 		t.Fatalf("revisions %+v", st.Revisions)
 	}
@@ -100,8 +102,8 @@ func TestComputeRecordsReadyRevisions(t *testing.T) {
 		a.Status.Revisions = Compute(a, Observation{Children: ready.Children,
 			Deployment: running(strconv.Itoa(i), "v")}, t1).Revisions
 	}
-	if len(a.Status.Revisions) != webappv1.MaxRevisions {
-		t.Fatalf("%d revisions kept, want %d", len(a.Status.Revisions), webappv1.MaxRevisions)
+	if len(a.Status.Revisions) != v1beta1.MaxRevisions {
+		t.Fatalf("%d revisions kept, want %d", len(a.Status.Revisions), v1beta1.MaxRevisions)
 	}
 	paused := Observation{Children: []Health{{Kind: "Deployment", Ready: true, Reason: ReasonPaused}}, Deployment: running("30", "new")}
 	if st := Compute(app(), paused, t1); len(st.Revisions) != 0 {
@@ -111,8 +113,8 @@ func TestComputeRecordsReadyRevisions(t *testing.T) {
 
 func TestComputeReportsARollback(t *testing.T) {
 	a := app()
-	rb := webappv1.RollbackStatus{Generation: 4, Image: "broken", Reason: ReasonProgressDeadlineExceeded, Message: "no progress",
-		To: webappv1.Revision{Revision: 2, Image: "v2", ReadyAt: t0}}
+	rb := v1beta1.RollbackStatus{Generation: 4, Image: "broken", Reason: ReasonProgressDeadlineExceeded, Message: "no progress",
+		To: v1beta1.Revision{Revision: 2, Image: "v2", ReadyAt: t0}}
 	d := running("5", "v2")
 
 	back := Compute(a, Observation{Children: []Health{{Kind: "Deployment", Ready: true, Reason: ReasonReady}}, Deployment: d,
@@ -123,14 +125,14 @@ func TestComputeReportsARollback(t *testing.T) {
 	if len(back.Revisions) != 0 {
 		t.Fatalf("the revision rolled back to is not recorded as a new one: %+v", back.Revisions)
 	}
-	expectCondition(t, back, webappv1.ConditionReady, metav1.ConditionTrue, ReasonRolledBack)
-	expectCondition(t, back, webappv1.ConditionStalled, metav1.ConditionTrue, ReasonRolledBack)
-	expectCondition(t, back, webappv1.ConditionReconciling, metav1.ConditionFalse, ReasonRolledBack)
+	expectCondition(t, back, v1beta1.ConditionReady, metav1.ConditionTrue, ReasonRolledBack)
+	expectCondition(t, back, v1beta1.ConditionStalled, metav1.ConditionTrue, ReasonRolledBack)
+	expectCondition(t, back, v1beta1.ConditionReconciling, metav1.ConditionFalse, ReasonRolledBack)
 
 	going := Compute(a, Observation{Children: []Health{{Kind: "Deployment", Reason: ReasonRolloutInProgress, Message: "1 of 3"}},
 		Deployment: d, RolledBack: &rb}, t1)
-	expectCondition(t, going, webappv1.ConditionReady, metav1.ConditionFalse, ReasonRollingBack)
-	expectCondition(t, going, webappv1.ConditionStalled, metav1.ConditionFalse, ReasonRollingBack)
+	expectCondition(t, going, v1beta1.ConditionReady, metav1.ConditionFalse, ReasonRollingBack)
+	expectCondition(t, going, v1beta1.ConditionStalled, metav1.ConditionFalse, ReasonRollingBack)
 
 	// what runs is not known to be the WebApp's (a same-name Deployment of someone else's)
 	conflict := Compute(a, Observation{Problem: NewProblem(ReasonNameConflict, "in the way"), Deployment: d, RolledBack: &rb}, t1)
@@ -139,7 +141,7 @@ func TestComputeReportsARollback(t *testing.T) {
 	}
 }
 
-func expectCondition(t *testing.T, st webappv1.WebAppStatus, condType string, s metav1.ConditionStatus, reason string) {
+func expectCondition(t *testing.T, st v1beta1.WebAppStatus, condType string, s metav1.ConditionStatus, reason string) {
 	t.Helper()
 	for _, c := range st.Conditions {
 		if c.Type == condType {

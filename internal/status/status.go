@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 )
 
 // Observation is what one reconcile pass saw of the world.
@@ -42,7 +42,7 @@ type Observation struct {
 	SecretRolloutsOff bool
 	// RolledBack is the rollback in force for the WebApp's generation: made by this pass, or
 	// recorded on the Deployment; nil when there is none.
-	RolledBack *webappv1.RollbackStatus
+	RolledBack *v1beta1.RollbackStatus
 }
 
 // TemplateHeldNote ends the Ready message of a WebApp whose Deployment keeps a template an earlier
@@ -67,8 +67,8 @@ type verdict struct {
 
 // Compute returns the status that app should have given obs. Conditions whose status does not
 // change keep their lastTransitionTime; changed ones get now.
-func Compute(app *webappv1.WebApp, obs Observation, now metav1.Time) webappv1.WebAppStatus {
-	st := webappv1.WebAppStatus{
+func Compute(app *v1beta1.WebApp, obs Observation, now metav1.Time) v1beta1.WebAppStatus {
+	st := v1beta1.WebAppStatus{
 		ObservedGeneration: app.Generation,
 		Selector:           obs.Selector,
 		URL:                obs.URL,
@@ -91,7 +91,7 @@ func Compute(app *webappv1.WebApp, obs Observation, now metav1.Time) webappv1.We
 		st.UpdatedReplicas = d.Status.UpdatedReplicas
 		// What the template carries, not what this pass computed: while a referenced object is
 		// missing, the Deployment keeps (and reports) the configuration its pods run.
-		st.ConfigRevision = d.Spec.Template.Annotations[webappv1.ConfigRevisionAnnotation]
+		st.ConfigRevision = d.Spec.Template.Annotations[v1beta1.ConfigRevisionAnnotation]
 	}
 
 	if workload != nil {
@@ -111,11 +111,11 @@ func Compute(app *webappv1.WebApp, obs Observation, now metav1.Time) webappv1.We
 			ObservedGeneration: app.Generation, LastTransitionTime: now,
 		})
 	}
-	set(webappv1.ConditionReady, v.ready, v.reason, v.message)
-	set(webappv1.ConditionReconciling, boolStatus(v.reconciling), v.reason, ifTrue(v.reconciling, v.message))
-	set(webappv1.ConditionStalled, boolStatus(v.stalled), v.reason, ifTrue(v.stalled, v.message))
+	set(v1beta1.ConditionReady, v.ready, v.reason, v.message)
+	set(v1beta1.ConditionReconciling, boolStatus(v.reconciling), v.reason, ifTrue(v.reconciling, v.message))
+	set(v1beta1.ConditionStalled, boolStatus(v.stalled), v.reason, ifTrue(v.stalled, v.message))
 	availStatus, availReason, availMessage := available(workload)
-	set(webappv1.ConditionAvailable, availStatus, availReason, availMessage)
+	set(v1beta1.ConditionAvailable, availStatus, availReason, availMessage)
 	// The children's notes, which Ready does not depend on. A note that did not change keeps its
 	// lastTransitionTime, and what a child copies into one is stable (no counts, no times), so a child
 	// whose status moves without changing its verdict costs no status write.
@@ -132,7 +132,7 @@ func Compute(app *webappv1.WebApp, obs Observation, now metav1.Time) webappv1.We
 
 // evaluate decides readiness. The checks run from "cannot progress" to "fully rolled out";
 // the first that applies wins.
-func evaluate(obs Observation, rolledBack *webappv1.RollbackStatus) verdict {
+func evaluate(obs Observation, rolledBack *v1beta1.RollbackStatus) verdict {
 	if p := obs.Problem; p != nil {
 		if p.Terminal() {
 			return stalled(p.Reason, p.Message)

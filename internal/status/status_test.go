@@ -15,7 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
 	. "github.com/webapp-operator/webapp-operator/internal/status"
 )
@@ -25,10 +25,10 @@ var (
 	t1 = metav1.NewTime(t0.Add(time.Minute))
 )
 
-func app() *webappv1.WebApp {
-	return &webappv1.WebApp{
+func app() *v1beta1.WebApp {
+	return &v1beta1.WebApp{
 		ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns", Generation: 4},
-		Spec:       webappv1.WebAppSpec{Image: "img", Replicas: ptr.To[int32](3)},
+		Spec:       v1beta1.WebAppSpec{Container: v1beta1.AppContainer{Image: "img"}, Replicas: ptr.To[int32](3)},
 	}
 }
 
@@ -56,7 +56,7 @@ var (
 
 // observe is what the reconciler reports when it finds our Deployment d (nil: absent) and our Service
 // svc (nil: absent): each child's Health as its kind reads it, and the Deployment itself.
-func observe(a *webappv1.WebApp, d *appsv1.Deployment, svc *corev1.Service) Observation {
+func observe(a *v1beta1.WebApp, d *appsv1.Deployment, svc *corev1.Service) Observation {
 	obs := Observation{Deployment: d, Selector: resources.Selector(a), URL: resources.URL(a)}
 	for _, c := range []struct {
 		child resources.Child
@@ -148,14 +148,14 @@ func TestCompute(t *testing.T) {
 				if c.Status != status || c.Reason != reason || c.ObservedGeneration != 4 {
 					t.Errorf("%s = %s/%s (gen %d), want %s/%s (gen 4); message %q", condType, c.Status, c.Reason, c.ObservedGeneration, status, reason, c.Message)
 				}
-				if c.Status == metav1.ConditionTrue && c.Message == "" && condType != webappv1.ConditionAvailable {
+				if c.Status == metav1.ConditionTrue && c.Message == "" && condType != v1beta1.ConditionAvailable {
 					t.Errorf("%s is True without a message", condType)
 				}
 			}
-			check(webappv1.ConditionReady, tt.want.ready, tt.want.reason)
-			check(webappv1.ConditionReconciling, tt.want.reconciling, tt.want.reason)
-			check(webappv1.ConditionStalled, tt.want.stalled, tt.want.reason)
-			check(webappv1.ConditionAvailable, tt.want.available, tt.want.availableReason)
+			check(v1beta1.ConditionReady, tt.want.ready, tt.want.reason)
+			check(v1beta1.ConditionReconciling, tt.want.reconciling, tt.want.reason)
+			check(v1beta1.ConditionStalled, tt.want.stalled, tt.want.reason)
+			check(v1beta1.ConditionAvailable, tt.want.available, tt.want.availableReason)
 			if len(st.Conditions) != 4 {
 				t.Errorf("got %d conditions, want 4", len(st.Conditions))
 			}
@@ -172,7 +172,7 @@ func TestComputeScaledToZero(t *testing.T) {
 	d := deployment(2, 0, 0, 0, availableTrue)
 	d.Spec.Replicas = ptr.To[int32](0)
 	st := Compute(a, observe(a, d, &corev1.Service{}), t0)
-	if c := meta.FindStatusCondition(st.Conditions, webappv1.ConditionReady); c.Status != metav1.ConditionTrue || c.Reason != ReasonScaledToZero {
+	if c := meta.FindStatusCondition(st.Conditions, v1beta1.ConditionReady); c.Status != metav1.ConditionTrue || c.Reason != ReasonScaledToZero {
 		t.Fatalf("Ready = %s/%s, want True/ScaledToZero", c.Status, c.Reason)
 	}
 }
@@ -201,7 +201,7 @@ func TestComputeCopiesCountsAndAddresses(t *testing.T) {
 // also while a missing object keeps the operator from applying a new one.
 func TestComputeReportsTheConfigRevisionOfTheTemplate(t *testing.T) {
 	d := deployment(2, 3, 3, 3, availableTrue)
-	d.Spec.Template.Annotations = map[string]string{webappv1.ConfigRevisionAnnotation: "0123456789abcdef", "other": "x"}
+	d.Spec.Template.Annotations = map[string]string{v1beta1.ConfigRevisionAnnotation: "0123456789abcdef", "other": "x"}
 	for name, obs := range map[string]Observation{
 		"rolled out":     observe(app(), d, &corev1.Service{}),
 		"config missing": {Deployment: d, Problem: NewProblem(ReasonConfigMissing, `ConfigMap "x" referenced by envFrom does not exist`)},
@@ -235,13 +235,13 @@ func TestComputeKeepsTransitionTimesAndIsStable(t *testing.T) {
 	// Ready flips (a new template rolls out): only the flipped conditions get the new time.
 	obs = observe(a, deployment(2, 4, 1, 3, availableTrue), &corev1.Service{})
 	next := Compute(a, obs, t1)
-	if c := meta.FindStatusCondition(next.Conditions, webappv1.ConditionReady); !c.LastTransitionTime.Equal(&t1) {
+	if c := meta.FindStatusCondition(next.Conditions, v1beta1.ConditionReady); !c.LastTransitionTime.Equal(&t1) {
 		t.Errorf("Ready transition time %v, want %v", c.LastTransitionTime, t1)
 	}
-	if c := meta.FindStatusCondition(next.Conditions, webappv1.ConditionStalled); !c.LastTransitionTime.Equal(&t0) {
+	if c := meta.FindStatusCondition(next.Conditions, v1beta1.ConditionStalled); !c.LastTransitionTime.Equal(&t0) {
 		t.Errorf("Stalled did not change but its transition time moved to %v", c.LastTransitionTime)
 	}
-	if c := meta.FindStatusCondition(next.Conditions, webappv1.ConditionAvailable); !c.LastTransitionTime.Equal(&t0) {
+	if c := meta.FindStatusCondition(next.Conditions, v1beta1.ConditionAvailable); !c.LastTransitionTime.Equal(&t0) {
 		t.Errorf("Available did not change but its transition time moved to %v", c.LastTransitionTime)
 	}
 }
@@ -257,7 +257,7 @@ func TestComputeDoesNotMutateItsInput(t *testing.T) {
 }
 
 // equalStatus is the comparison the reconciler uses to decide whether to write.
-func equalStatus(a, b webappv1.WebAppStatus) bool { return equality.Semantic.DeepEqual(a, b) }
+func equalStatus(a, b v1beta1.WebAppStatus) bool { return equality.Semantic.DeepEqual(a, b) }
 
 func pod(name string, mutate func(*corev1.Pod)) corev1.Pod {
 	p := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}}
@@ -341,8 +341,8 @@ func TestComputeStallsOnAPodIssueNoRetryCures(t *testing.T) {
 		rolling := observe(app(), deployment(2, 4, 1, 3, availableTrue, progressingTrue), &corev1.Service{})
 		rolling.PodIssue = &PodIssue{Reason: reason, Message: "pod shop-1: the fix"}
 		st := Compute(app(), rolling, t0)
-		stalled := meta.FindStatusCondition(st.Conditions, webappv1.ConditionStalled)
-		reconciling := meta.FindStatusCondition(st.Conditions, webappv1.ConditionReconciling)
+		stalled := meta.FindStatusCondition(st.Conditions, v1beta1.ConditionStalled)
+		reconciling := meta.FindStatusCondition(st.Conditions, v1beta1.ConditionReconciling)
 		if stalled.Status != metav1.ConditionTrue || stalled.Reason != reason || reconciling.Status != metav1.ConditionFalse ||
 			!strings.HasPrefix(stalled.Message, "pod shop-1: the fix; ") {
 			t.Errorf("%s: Stalled = %s/%s %q, Reconciling = %s", reason, stalled.Status, stalled.Reason, stalled.Message,
@@ -356,7 +356,7 @@ func TestComputeNamesTheFailingPod(t *testing.T) {
 	podIssue := &PodIssue{Reason: ReasonPodFailing, Message: issue}
 	rolling := observe(app(), deployment(2, 4, 1, 3, availableTrue, progressingTrue), &corev1.Service{})
 	rolling.PodIssue = podIssue
-	c := meta.FindStatusCondition(Compute(app(), rolling, t0).Conditions, webappv1.ConditionReady)
+	c := meta.FindStatusCondition(Compute(app(), rolling, t0).Conditions, v1beta1.ConditionReady)
 	if c.Status != metav1.ConditionFalse || c.Reason != ReasonPodFailing || c.Message != issue+"; 1 of 3 replicas updated to the latest spec" {
 		t.Errorf("during the rollout Ready = %s/%s %q", c.Status, c.Reason, c.Message)
 	}
@@ -364,14 +364,14 @@ func TestComputeNamesTheFailingPod(t *testing.T) {
 	stuck := observe(app(), deployment(2, 4, 1, 3, availableTrue, deadline), &corev1.Service{})
 	stuck.PodIssue = podIssue
 	st := Compute(app(), stuck, t0)
-	if c := meta.FindStatusCondition(st.Conditions, webappv1.ConditionStalled); c.Status != metav1.ConditionTrue ||
+	if c := meta.FindStatusCondition(st.Conditions, v1beta1.ConditionStalled); c.Status != metav1.ConditionTrue ||
 		c.Reason != ReasonProgressDeadlineExceeded || !strings.HasPrefix(c.Message, issue) {
 		t.Errorf("after the deadline Stalled = %s/%s %q", c.Status, c.Reason, c.Message)
 	}
 
 	done := observe(app(), deployment(2, 3, 3, 3, availableTrue), &corev1.Service{})
 	done.PodIssue = podIssue
-	if c := meta.FindStatusCondition(Compute(app(), done, t0).Conditions, webappv1.ConditionReady); c.Status != metav1.ConditionTrue {
+	if c := meta.FindStatusCondition(Compute(app(), done, t0).Conditions, v1beta1.ConditionReady); c.Status != metav1.ConditionTrue {
 		t.Errorf("a rolled-out WebApp is Ready whatever a stray pod says; got %s/%s", c.Status, c.Reason)
 	}
 }
@@ -407,7 +407,7 @@ func TestComputeReportsTheURLOfAReadyRoute(t *testing.T) {
 			if st.URL != tt.wantURL {
 				t.Errorf("url %q, want %q", st.URL, tt.wantURL)
 			}
-			c := meta.FindStatusCondition(st.Conditions, webappv1.ConditionReady)
+			c := meta.FindStatusCondition(st.Conditions, v1beta1.ConditionReady)
 			if c.Status != tt.wantReady || c.Reason != tt.wantReason {
 				t.Errorf("Ready = %s/%s %q, want %s/%s", c.Status, c.Reason, c.Message, tt.wantReady, tt.wantReason)
 			}
@@ -426,7 +426,7 @@ func TestComputeNotes(t *testing.T) {
 			Health{Kind: "HorizontalPodAutoscaler", Ready: true, Reason: ReasonReady, Note: n})
 		return obs
 	}
-	inactive := &Note{Type: webappv1.ConditionAutoscaling, Status: metav1.ConditionFalse, Reason: ReasonAutoscalingInactive,
+	inactive := &Note{Type: v1beta1.ConditionAutoscaling, Status: metav1.ConditionFalse, Reason: ReasonAutoscalingInactive,
 		Message: "ScalingActive is False (FailedGetResourceMetric)"}
 	tests := []struct {
 		name   string
@@ -435,7 +435,7 @@ func TestComputeNotes(t *testing.T) {
 		reason string
 	}{
 		{name: "no child reports one: no condition", obs: ready},
-		{name: "not reported yet: Unknown", obs: withNote(&Note{Type: webappv1.ConditionAutoscaling,
+		{name: "not reported yet: Unknown", obs: withNote(&Note{Type: v1beta1.ConditionAutoscaling,
 			Status: metav1.ConditionUnknown, Reason: ReasonAutoscalingPending}),
 			status: metav1.ConditionUnknown, reason: ReasonAutoscalingPending},
 		{name: "inactive: False, and the app is still Ready", obs: withNote(inactive),
@@ -446,7 +446,7 @@ func TestComputeNotes(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			st := Compute(a, tc.obs, t0)
-			c := meta.FindStatusCondition(st.Conditions, webappv1.ConditionAutoscaling)
+			c := meta.FindStatusCondition(st.Conditions, v1beta1.ConditionAutoscaling)
 			if tc.status == "" {
 				if c != nil {
 					t.Fatalf("Autoscaling = %+v, want none", c)
@@ -456,7 +456,7 @@ func TestComputeNotes(t *testing.T) {
 			if c == nil || c.Status != tc.status || c.Reason != tc.reason || c.ObservedGeneration != a.Generation {
 				t.Fatalf("Autoscaling = %+v, want %s %s", c, tc.status, tc.reason)
 			}
-			if r := meta.FindStatusCondition(st.Conditions, webappv1.ConditionReady); r.Status != metav1.ConditionTrue ||
+			if r := meta.FindStatusCondition(st.Conditions, v1beta1.ConditionReady); r.Status != metav1.ConditionTrue ||
 				r.Reason != ReasonReady {
 				t.Errorf("Ready = %+v: a note must not hold the WebApp back", r)
 			}
@@ -470,15 +470,15 @@ func TestComputeNotes(t *testing.T) {
 	active := *inactive
 	active.Status, active.Reason, active.Message = metav1.ConditionTrue, ReasonAutoscalingActive, "scales"
 	next := Compute(a, withNote(&active), t1)
-	if c := meta.FindStatusCondition(next.Conditions, webappv1.ConditionAutoscaling); c.Status != metav1.ConditionTrue ||
+	if c := meta.FindStatusCondition(next.Conditions, v1beta1.ConditionAutoscaling); c.Status != metav1.ConditionTrue ||
 		!c.LastTransitionTime.Equal(&t1) {
 		t.Errorf("Autoscaling = %+v after it turned True at %v", c, t1)
 	}
-	if c := meta.FindStatusCondition(next.Conditions, webappv1.ConditionReady); !c.LastTransitionTime.Equal(&t0) {
+	if c := meta.FindStatusCondition(next.Conditions, v1beta1.ConditionReady); !c.LastTransitionTime.Equal(&t0) {
 		t.Errorf("Ready moved to %v with the note", c.LastTransitionTime)
 	}
 	a.Status = next
-	if off := Compute(a, ready, t1); meta.FindStatusCondition(off.Conditions, webappv1.ConditionAutoscaling) != nil {
+	if off := Compute(a, ready, t1); meta.FindStatusCondition(off.Conditions, v1beta1.ConditionAutoscaling) != nil {
 		t.Error("the Autoscaling condition outlived the autoscaler")
 	}
 }
@@ -486,15 +486,15 @@ func TestComputeNotes(t *testing.T) {
 // A WebApp that was Ready stays Ready while only its replica count moves, and says so in Reconciling;
 // a template change, or one that was never Ready, still reads as a rollout.
 func TestComputeKeepsReadyWhileScaling(t *testing.T) {
-	ready := func() *webappv1.WebApp {
+	ready := func() *v1beta1.WebApp {
 		a := app()
-		a.Status.Conditions = []metav1.Condition{{Type: webappv1.ConditionReady, Status: metav1.ConditionTrue,
+		a.Status.Conditions = []metav1.Condition{{Type: v1beta1.ConditionReady, Status: metav1.ConditionTrue,
 			Reason: ReasonReady, LastTransitionTime: t0}}
 		return a
 	}
 	tests := []struct {
 		name        string
-		app         *webappv1.WebApp
+		app         *v1beta1.WebApp
 		d           *appsv1.Deployment
 		ready       metav1.ConditionStatus
 		reason      string
@@ -521,9 +521,9 @@ func TestComputeKeepsReadyWhileScaling(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := Compute(tt.app, observe(tt.app, tt.d, &corev1.Service{}), t1)
-			r := meta.FindStatusCondition(st.Conditions, webappv1.ConditionReady)
-			rec := meta.FindStatusCondition(st.Conditions, webappv1.ConditionReconciling)
-			stalled := meta.FindStatusCondition(st.Conditions, webappv1.ConditionStalled)
+			r := meta.FindStatusCondition(st.Conditions, v1beta1.ConditionReady)
+			rec := meta.FindStatusCondition(st.Conditions, v1beta1.ConditionReconciling)
+			stalled := meta.FindStatusCondition(st.Conditions, v1beta1.ConditionStalled)
 			if r.Status != tt.ready || r.Reason != tt.reason || r.Message != tt.message || rec.Status != tt.reconciling ||
 				stalled.Status != metav1.ConditionFalse {
 				t.Errorf("Ready = %s/%s %q, Reconciling = %s, Stalled = %s; want %s/%s %q, Reconciling = %s",

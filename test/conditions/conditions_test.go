@@ -25,7 +25,9 @@ import (
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
+	"github.com/webapp-operator/webapp-operator/internal/served"
 	webappstatus "github.com/webapp-operator/webapp-operator/internal/status"
 	"github.com/webapp-operator/webapp-operator/test/framework"
 )
@@ -79,10 +81,19 @@ func deployment(replicas int32, observed int64, updated, available int32,
 	}
 }
 
+// hub is app in the form the operator reads it (served.ToHub).
+func hub(app *webappv1.WebApp) *v1beta1.WebApp {
+	h, err := served.ToHub(app)
+	if err != nil {
+		panic(err) // a fixture of this file that does not convert
+	}
+	return h
+}
+
 // observe is what the reconciler reports with our Deployment d and a Service.
 func observe(app *webappv1.WebApp, d *appsv1.Deployment) webappstatus.Observation {
 	return webappstatus.Observation{Deployment: d, Children: []webappstatus.Health{
-		resources.Deployment.Health(app, d), resources.Service.Health(app, &corev1.Service{})}}
+		resources.Deployment.Health(hub(app), d), resources.Service.Health(hub(app), &corev1.Service{})}}
 }
 
 // observations make the operator report each reason.
@@ -111,8 +122,8 @@ func observations(app *webappv1.WebApp) map[string]webappstatus.Observation {
 	paused.Spec.Paused = true
 	rolledBack := func(d *appsv1.Deployment) webappstatus.Observation {
 		obs := observe(app, d)
-		obs.RolledBack = &webappv1.RollbackStatus{Generation: app.Generation, Image: "broken",
-			Reason: webappstatus.ReasonProgressDeadlineExceeded, Message: "no progress", To: webappv1.Revision{Revision: 1}}
+		obs.RolledBack = &v1beta1.RollbackStatus{Generation: app.Generation, Image: "broken",
+			Reason: webappstatus.ReasonProgressDeadlineExceeded, Message: "no progress", To: v1beta1.Revision{Revision: 1}}
 		return obs
 	}
 	return map[string]webappstatus.Observation{
@@ -126,9 +137,9 @@ func observations(app *webappv1.WebApp) map[string]webappstatus.Observation {
 		webappstatus.ReasonRolloutInProgress:   observe(app, deployment(2, 1, 2, 2)),
 		webappstatus.ReasonReplicasUnavailable: observe(app, deployment(2, 2, 2, 1)),
 		webappstatus.ReasonAddressPending: {Children: append(observe(app, deployment(2, 2, 2, 2)).Children,
-			resources.Ingress.Health(app, &networkingv1.Ingress{}))},
+			resources.Ingress.Health(hub(app), &networkingv1.Ingress{}))},
 		webappstatus.ReasonRoutePending: {Children: append(observe(app, deployment(2, 2, 2, 2)).Children,
-			resources.HTTPRoute.Health(routed, route))},
+			resources.HTTPRoute.Health(hub(routed), route))},
 		webappstatus.ReasonPodFailing:      podFailing,
 		webappstatus.ReasonScaling:         observe(wasReady, deployment(2, 2, 2, 1)),
 		webappstatus.ReasonImageRunsAsRoot: runsAsRoot,
@@ -157,7 +168,13 @@ func observations(app *webappv1.WebApp) map[string]webappstatus.Observation {
 func withStatus(t *testing.T, obs webappstatus.Observation) (*webappv1.WebApp, *unstructured.Unstructured) {
 	t.Helper()
 	app := newApp()
-	app.Status = webappstatus.Compute(app, obs, metav1.NewTime(time.Unix(0, 0)))
+	computed := hub(app)
+	computed.Status = webappstatus.Compute(computed, obs, metav1.NewTime(time.Unix(0, 0)))
+	back := &webappv1.WebApp{} // the same status in app's version
+	if err := back.ConvertFrom(computed); err != nil {
+		t.Fatal(err)
+	}
+	app.Status = back.Status
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(app)
 	if err != nil {
 		t.Fatal(err)
@@ -257,7 +274,7 @@ func TestAutoscalingReasonsAreDocumentedAndNeverFailTheApp(t *testing.T) {
 					Message: "unable to get metrics for resource cpu"},
 			}},
 	}
-	obs.Children = append(obs.Children, resources.HorizontalPodAutoscaler.Health(app, noMetrics))
+	obs.Children = append(obs.Children, resources.HorizontalPodAutoscaler.Health(hub(app), noMetrics))
 	got, u := withStatus(t, obs)
 	if c := meta.FindStatusCondition(got.Status.Conditions, webappv1.ConditionAutoscaling); c == nil ||
 		c.Status != metav1.ConditionFalse || c.Reason != webappstatus.ReasonAutoscalingInactive {

@@ -32,7 +32,7 @@ var _ = Describe("Pod Security admission, in a namespace that enforces restricte
 		// There is no node: the pods exist (admission let them in) but never run.
 		Eventually(func(g Gomega) {
 			pods := &corev1.PodList{}
-			g.Expect(k8s.List(ctx, pods, client.InNamespace(ns), client.MatchingLabels(resources.SelectorLabels(app)))).
+			g.Expect(k8s.List(ctx, pods, client.InNamespace(ns), client.MatchingLabels(resources.SelectorLabels(hub(app))))).
 				To(Succeed())
 			g.Expect(pods.Items).To(HaveLen(2))
 		}, timeout, interval).Should(Succeed())

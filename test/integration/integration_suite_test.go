@@ -27,6 +27,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
+	"github.com/webapp-operator/webapp-operator/internal/served"
 	"github.com/webapp-operator/webapp-operator/test/framework"
 )
 
@@ -103,4 +105,12 @@ func readyCondition(ns, name string) func(g Gomega) *metav1.Condition {
 		g.Expect(c).NotTo(BeNil())
 		return c
 	}
+}
+
+// hub is app in the form the operator reads it (served.ToHub), for the renderer's functions.
+func hub(app *webappv1.WebApp) *v1beta1.WebApp {
+	GinkgoHelper()
+	h, err := served.ToHub(app)
+	Expect(err).NotTo(HaveOccurred())
+	return h
 }

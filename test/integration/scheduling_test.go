@@ -120,7 +120,7 @@ func placement(app *webappv1.WebApp, want int) map[string]int {
 	Eventually(func(g Gomega) {
 		pods := &corev1.PodList{}
 		g.Expect(k8s.List(ctx, pods, client.InNamespace(app.Namespace),
-			client.MatchingLabels(resources.SelectorLabels(app)))).To(Succeed())
+			client.MatchingLabels(resources.SelectorLabels(hub(app))))).To(Succeed())
 		clear(placed)
 		for _, p := range pods.Items {
 			g.Expect(p.Spec.NodeName).NotTo(BeEmpty(), "pod %s is not scheduled: %v", p.Name, p.Status.Conditions)

@@ -1,0 +1,4 @@
+package served
+
+// NotTemplateFields is notTemplateFields, for the external tests.
+var NotTemplateFields = notTemplateFields
