@@ -182,6 +182,25 @@ func TestApply(t *testing.T) {
 	}
 }
 
+// TestRenewedCAKeepsTheOldOneTrusted: the CA it replaces stays trusted even when the stored trust
+// had lost it, since replicas may still serve certificates it signed.
+func TestRenewedCAKeepsTheOldOneTrusted(t *testing.T) {
+	p := Policy{CA: 300 * time.Hour, Serving: 100 * time.Hour}
+	s, err := p.Apply(Set{}, RenewCA, hosts, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := s.CA.Cert
+	s.Trust = nil
+	at := RenewAt(old)
+	if s, err = p.Apply(s, RenewCA, hosts, at); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Trust) != 2 || !sameCert(s.Trust[1], old) {
+		t.Errorf("after the CA's renewal the trust holds %d CAs, want the new one and the one it replaced", len(s.Trust))
+	}
+}
+
 // TestServingNeverOutlivesTheCA: a serving certificate made late in the CA's life ends with it.
 func TestServingNeverOutlivesTheCA(t *testing.T) {
 	p := Policy{CA: 100 * time.Hour, Serving: 90 * time.Hour}
