@@ -81,8 +81,7 @@ type Options struct {
 
 // Webhook is a conversion webhook ready to be registered with a manager; nil serves none.
 type Webhook struct {
-	server  crwebhook.Server
-	renewer *renewer
+	server crwebhook.Server
 }
 
 var log = ctrl.Log.WithName("webhook")
@@ -99,13 +98,12 @@ func Prepare(cfg *rest.Config, scheme *runtime.Scheme, opts Options) (*Webhook, 
 	if opts.CertDir == "" {
 		return nil, errors.New("self-managed webhook certificates need a cert dir")
 	}
-	w := &Webhook{}
+	var r *renewer
 	if opts.SelfManaged {
-		r, err := prepareSelfManaged(cfg, scheme, opts)
-		if err != nil {
+		var err error
+		if r, err = prepareSelfManaged(cfg, scheme, opts); err != nil {
 			return nil, err
 		}
-		w.renewer = r
 	} else {
 		found, err := certificateIn(opts.CertDir)
 		if err != nil {
@@ -120,10 +118,27 @@ func Prepare(cfg *rest.Config, scheme *runtime.Scheme, opts Options) (*Webhook, 
 		log.Info("Serving the conversion webhook with the certificate of the cert dir, reloaded when it changes",
 			"certDir", opts.CertDir)
 	}
-	w.server = crwebhook.NewServer(crwebhook.Options{
+	server := crwebhook.NewServer(crwebhook.Options{
 		Host: opts.Host, Port: orDefault(opts.Port, DefaultPort), CertDir: opts.CertDir, TLSOpts: opts.TLSOpts,
 	})
-	return w, nil
+	if r != nil {
+		server = &renewingServer{Server: server, renewer: r}
+	}
+	return &Webhook{server: server}, nil
+}
+
+// renewingServer is the webhook server with the renewal of its self-managed certificates. The
+// manager starts it with the webhooks, before the caches, on every replica: a cache's first list
+// may need the webhook, and so a caBundle that only a retry of the renewal sets.
+type renewingServer struct {
+	crwebhook.Server
+	renewer *renewer
+}
+
+// Start runs the renewal beside the server, until ctx ends.
+func (s *renewingServer) Start(ctx context.Context) error {
+	go func() { _ = s.renewer.Start(ctx) }()
+	return s.Server.Start(ctx)
 }
 
 // Server is the manager's webhook server (ctrl.Options.WebhookServer), or nil when w serves none.
@@ -134,8 +149,8 @@ func (w *Webhook) Server() crwebhook.Server {
 	return w.server
 }
 
-// Register serves the WebApp conversion at Path, and in the self-managed mode adds the renewal of
-// the certificates. Nothing happens when w serves none.
+// Register serves the WebApp conversion at Path on the manager's webhook server (w.Server()).
+// Nothing happens when w serves none.
 func (w *Webhook) Register(mgr ctrl.Manager) error {
 	if w == nil {
 		return nil
@@ -144,9 +159,6 @@ func (w *Webhook) Register(mgr ctrl.Manager) error {
 	// each spoke converts to the hub.
 	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta1.WebApp{}).Complete(); err != nil {
 		return fmt.Errorf("registering the WebApp conversion webhook: %w", err)
-	}
-	if w.renewer != nil {
-		return mgr.Add(w.renewer)
 	}
 	return nil
 }
@@ -222,16 +234,14 @@ func orDefault[T comparable](v, def T) T {
 	return v
 }
 
-// renewer keeps the self-managed certificates renewed while the operator runs, on every replica.
+// renewer keeps the self-managed certificates renewed while the operator runs, on every replica,
+// since each serves the webhook from files of its own.
 type renewer struct {
 	m     *selfManaged
 	next  time.Time
 	retry time.Duration
 	log   logr.Logger
 }
-
-// NeedLeaderElection is false: every replica serves the webhook, so each keeps its own files fresh.
-func (r *renewer) NeedLeaderElection() bool { return false }
 
 // Start syncs at each planned check, and retries a failed sync after r.retry.
 func (r *renewer) Start(ctx context.Context) error {
