@@ -78,8 +78,8 @@ vet: ## Run go vet on every module.
 	go vet $(GO_PACKAGES)
 
 .PHONY: test
-test: manifests generate fmt vet envtest-assets gateway-api-crds prometheus-operator-crds scorecard-test ## Run unit, bundle and integration (envtest) tests.
-	KUBEBUILDER_ASSETS="$$($(MAKE) -s envtest-assets)" SCORECARD_TEST=$(SCORECARD_TEST) \
+test: manifests generate fmt vet envtest-assets gateway-api-crds prometheus-operator-crds scorecard-test kustomize ## Run unit, bundle and integration (envtest) tests.
+	KUBEBUILDER_ASSETS="$$($(MAKE) -s envtest-assets)" SCORECARD_TEST=$(SCORECARD_TEST) KUSTOMIZE=$(KUSTOMIZE) \
 		GATEWAY_API_CRDS="$$($(MAKE) -s gateway-api-crds)" PROMETHEUS_OPERATOR_CRDS="$$($(MAKE) -s prometheus-operator-crds)" \
 		SOURCE_TREE_ID="$$($(SOURCE_TREE_ID))" go test $(TEST_PACKAGES) -coverprofile cover.out
 	@# its own module, outside go.work (docs/observability.md says why)
@@ -87,15 +87,15 @@ test: manifests generate fmt vet envtest-assets gateway-api-crds prometheus-oper
 
 # 20 runs of the envtest suites in a row must pass: the proof that they do not flake.
 TEST_REPEAT ?= 20
-ENVTEST_SUITES := api/v1alpha1 internal/operator internal/controller internal/migration
+ENVTEST_SUITES := api/v1alpha1 internal/operator internal/controller internal/migration internal/webhook
 .PHONY: test-repeat
-test-repeat: manifests envtest-assets gateway-api-crds prometheus-operator-crds ## Run the envtest suites TEST_REPEAT (20) times in a row; stop at the first failure.
+test-repeat: manifests envtest-assets gateway-api-crds prometheus-operator-crds kustomize ## Run the envtest suites TEST_REPEAT (20) times in a row; stop at the first failure.
 	for p in $(ENVTEST_SUITES); do go test -c -o bin/$$(basename $$p).test ./$$p; done
 	@assets="$$($(MAKE) -s envtest-assets)"; crds="$$($(MAKE) -s gateway-api-crds)"; \
 		monitoring="$$($(MAKE) -s prometheus-operator-crds)"; log=$$(mktemp); for i in $$(seq 1 $(TEST_REPEAT)); do \
 		start=$$(date +%s); \
 		for p in $(ENVTEST_SUITES); do \
-			(cd $$p && KUBEBUILDER_ASSETS="$$assets" GATEWAY_API_CRDS="$$crds" PROMETHEUS_OPERATOR_CRDS="$$monitoring" $(CURDIR)/bin/$$(basename $$p).test >"$$log" 2>&1) || \
+			(cd $$p && KUBEBUILDER_ASSETS="$$assets" GATEWAY_API_CRDS="$$crds" PROMETHEUS_OPERATOR_CRDS="$$monitoring" KUSTOMIZE=$(KUSTOMIZE) $(CURDIR)/bin/$$(basename $$p).test >"$$log" 2>&1) || \
 				{ cat "$$log"; echo "run $$i of $(TEST_REPEAT) FAILED in $$p"; exit 1; }; \
 		done; \
 		echo "run $$i of $(TEST_REPEAT): ok ($$(($$(date +%s) - start)) s)"; \

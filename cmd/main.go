@@ -37,6 +37,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/webapp-operator/webapp-operator/internal/operator"
+	"github.com/webapp-operator/webapp-operator/internal/webhook"
 )
 
 // version is the operator's release (v0.1.0), set at build time with -ldflags "-X main.version=...".
@@ -48,6 +49,8 @@ func main() {
 		pprofAddr                          string
 		secureMetrics, enableHTTP2, leader bool
 		serviceMonitor, secretRollouts     bool
+		webhookCertDir                     string
+		selfManagedCerts                   bool
 		maxConcurrent                      int
 		qps                                float64
 		burst                              int
@@ -72,7 +75,8 @@ func main() {
 	flag.BoolVar(&secureMetrics, "metrics-secure", true,
 		"Serve metrics over HTTPS with authentication and authorization (TokenReview/SubjectAccessReview).")
 	flag.BoolVar(&enableHTTP2, "enable-http2", false,
-		"Enable HTTP/2 for the metrics server (off by default: HTTP/2 Stream Cancellation and Rapid Reset CVEs).")
+		"Enable HTTP/2 for the metrics and webhook servers (off by default: HTTP/2 Stream Cancellation and Rapid "+
+			"Reset CVEs).")
 	flag.IntVar(&maxConcurrent, "max-concurrent-reconciles", 8, "How many WebApps are reconciled in parallel.")
 	flag.Float64Var(&qps, "kube-api-qps", 100, "Sustained queries per second to the Kubernetes API server.")
 	flag.IntVar(&burst, "kube-api-burst", 200, "Burst of queries to the Kubernetes API server.")
@@ -87,6 +91,13 @@ func main() {
 		"Roll a WebApp's pods when a Secret they read changes, as for ConfigMaps (default: $SECRET_ROLLOUTS, else "+
 			"false). It needs get, list and watch on Secrets where the operator watches, and a key Secret in its "+
 			"own namespace (docs/security.md).")
+	flag.StringVar(&webhookCertDir, "webhook-cert-dir", webhook.DefaultCertDir,
+		"Where the conversion webhook's tls.crt and tls.key are (OLM mounts them here). With neither file there and "+
+			"--webhook-self-managed-certs off, no webhook is served; \"\" turns it off.")
+	flag.BoolVar(&selfManagedCerts, "webhook-self-managed-certs", false,
+		"Issue the conversion webhook's certificate: a CA and a serving certificate in the Secret "+webhook.SecretName+
+			" of the operator's namespace, written to --webhook-cert-dir, the CA put into the CRD's caBundle, both "+
+			"renewed at two thirds of their life. Only config/webhook sets it; never under OLM.")
 	zapOpts := zap.Options{Development: false}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -124,6 +135,8 @@ func main() {
 		MetricsService:          metricsService(serviceMonitor),
 		SecretRollouts:          secretRollouts,
 		ConfigKeySecret:         types.NamespacedName{Namespace: ownNamespace(leaderNS), Name: operator.ConfigKeySecret},
+		Webhook: webhook.Options{CertDir: webhookCertDir, SelfManaged: selfManagedCerts,
+			Namespace: ownNamespace(leaderNS), TLSOpts: tlsOpts},
 	})
 	if err != nil {
 		log.Error(err, "unable to set up the manager")

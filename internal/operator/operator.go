@@ -18,20 +18,23 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/controller"
 	"github.com/webapp-operator/webapp-operator/internal/metrics"
 	"github.com/webapp-operator/webapp-operator/internal/migration"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
 	"github.com/webapp-operator/webapp-operator/internal/served"
+	"github.com/webapp-operator/webapp-operator/internal/webhook"
 )
 
-// Scheme knows the built-in types and the WebApp API in the version the API server serves the
-// operator (package served).
+// Scheme knows the built-in types and the WebApp API: the version the API server serves the
+// operator (package served), and the hub, v1beta1, which the conversion webhook converts to and from.
 var Scheme = runtime.NewScheme()
 
 func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(Scheme))
 	utilruntime.Must(served.AddToScheme(Scheme))
+	utilruntime.Must(v1beta1.AddToScheme(Scheme))
 }
 
 // Options configure the manager.
@@ -68,6 +71,9 @@ type Options struct {
 	// ConfigKeySecret is the Secret that holds the key of those fingerprints (ConfigKeySecret in the
 	// operator's namespace); read only with SecretRollouts.
 	ConfigKeySecret types.NamespacedName
+	// Webhook configures the conversion webhook and its certificate (internal/webhook); the zero
+	// value serves none.
+	Webhook webhook.Options
 }
 
 // LeaderElectionID is the name of the Lease the replicas compete for.
@@ -107,6 +113,10 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		return nil, err
 	}
 	logSecretRollouts(secrets)
+	hook, err := webhook.Prepare(cfg, Scheme, opts.Webhook)
+	if err != nil {
+		return nil, err
+	}
 	kinds := watchedKinds(unserved, secrets.Secrets == controller.SecretRolloutsOn)
 	cacheOpts := cacheOptions(opts.Namespaces, kinds)
 	cacheOpts.DefaultWatchErrorHandler = health.watchError
@@ -131,6 +141,8 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		// The process exits right after the manager stops, so hand the lease over at once.
 		LeaderElectionReleaseOnCancel: true,
 		Controller:                    config.Controller{SkipNameValidation: &opts.SkipControllerNameValidation},
+		// nil without a webhook: the manager then starts no webhook server
+		WebhookServer: hook.Server(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating manager: %w", err)
@@ -158,6 +170,9 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	}
 	if err := r.SetupWithManager(mgr, watches); err != nil {
 		return nil, fmt.Errorf("setting up the WebApp controller: %w", err)
+	}
+	if err := hook.Register(mgr); err != nil {
+		return nil, err
 	}
 	if err := mgr.Add(syncWatcher{health: health, cache: mgr.GetCache(), informers: informers}); err != nil {
 		return nil, err

@@ -21,8 +21,8 @@ import (
 // GroupVersion is the version of WebApp the operator lists, watches and writes the status of.
 var GroupVersion = webappv1.GroupVersion
 
-// AddToScheme adds the served version's types to a scheme. The operator's scheme knows no other
-// version of WebApp: the hub's objects are never sent to the API server.
+// AddToScheme adds the served version's types to a scheme. The operator's scheme also knows the
+// hub, for the conversion webhook; the reconciler never sends a hub object to the API server.
 var AddToScheme = webappv1.AddToScheme
 
 // Kind is the WebApp's kind.
