@@ -287,8 +287,11 @@ func TestBundleNeverManagesItsCertificates(t *testing.T) {
 	}
 	for _, p := range append(install.Permissions, install.ClusterPermissions...) {
 		for _, r := range p.Rules {
-			if slices.Contains(r.Resources, "customresourcedefinitions") {
-				t.Errorf("the CSV grants %v on CRDs: under OLM the operator never touches its CRD", r.Verbs)
+			// reading its CRD, and trimming its status.storedVersions, are the storage migration's
+			// (internal/migration); the caBundle is in the CRD's spec, which OLM owns
+			writes := slices.ContainsFunc(r.Verbs, func(v string) bool { return v != "get" && v != "list" && v != "watch" })
+			if slices.Contains(r.Resources, "customresourcedefinitions") && writes {
+				t.Errorf("the CSV grants %v on CRDs: under OLM the operator never writes its CRD's spec", r.Verbs)
 			}
 		}
 	}
