@@ -1,7 +1,6 @@
 package resources_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"flag"
@@ -19,6 +18,7 @@ import (
 	"github.com/webapp-operator/webapp-operator/internal/resources"
 	"github.com/webapp-operator/webapp-operator/internal/served"
 	"github.com/webapp-operator/webapp-operator/internal/status"
+	"github.com/webapp-operator/webapp-operator/internal/testenv"
 )
 
 // The corpus: v1alpha1 WebApps as the API server admits them (the samples and generated objects;
@@ -139,28 +139,11 @@ func (r *rendering) count(seen map[string]int) {
 
 func readCorpus(t *testing.T) []*webappv1.WebApp {
 	t.Helper()
-	f, err := os.Open(filepath.Join(corpusDir, "webapps.jsonl"))
+	apps, err := testenv.Corpus()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = f.Close() }()
-	var out []*webappv1.WebApp
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		app := &webappv1.WebApp{}
-		if err := json.Unmarshal(sc.Bytes(), app); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, app)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(out) < 100 {
-		t.Fatalf("only %d WebApps in the corpus", len(out))
-	}
-	return out
+	return apps
 }
 
 func render(t *testing.T, app *v1beta1.WebApp) rendering {

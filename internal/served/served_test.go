@@ -1,10 +1,7 @@
 package served_test
 
 import (
-	"bufio"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -20,31 +17,18 @@ import (
 	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
 	"github.com/webapp-operator/webapp-operator/internal/served"
+	"github.com/webapp-operator/webapp-operator/internal/testenv"
 )
 
 // corpus are the WebApps of internal/resources' TestRenderCorpus: v1alpha1 objects as the API
 // server admits them.
 func corpus(t *testing.T) []*webappv1.WebApp {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "resources", "testdata", "corpus", "webapps.jsonl"))
+	apps, err := testenv.Corpus()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = f.Close() }()
-	var out []*webappv1.WebApp
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		app := &webappv1.WebApp{}
-		if err := json.Unmarshal(sc.Bytes(), app); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, app)
-	}
-	if len(out) < 100 {
-		t.Fatalf("only %d WebApps in the corpus", len(out))
-	}
-	return out
+	return apps
 }
 
 func toHub(t *testing.T, app *webappv1.WebApp) *v1beta1.WebApp {

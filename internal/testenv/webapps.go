@@ -1,6 +1,12 @@
 package testenv
 
 import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
@@ -60,4 +66,35 @@ func FullWebApp(ns, name string) *webappv1.WebApp {
 		VolumeMounts: []webappv1.VolumeMount{{Name: "cache", MountPath: "/cache", ReadOnly: true}}}}
 	s.InitContainers = []webappv1.Container{{Name: "migrate", Image: "example.com/migrate:1", Command: []string{"/migrate"}}}
 	return app
+}
+
+// Corpus reads the WebApps of internal/resources' TestRenderCorpus: v1alpha1 objects as the API
+// server admits them (the samples, the suites' and generated ones), one JSON object per line.
+func Corpus() ([]*webappv1.WebApp, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(filepath.Join(root, "internal", "resources", "testdata", "corpus", "webapps.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	var out []*webappv1.WebApp
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		app := &webappv1.WebApp{}
+		if err := json.Unmarshal(sc.Bytes(), app); err != nil {
+			return nil, err
+		}
+		out = append(out, app)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) < 100 {
+		return nil, fmt.Errorf("only %d WebApps in the corpus", len(out))
+	}
+	return out, nil
 }
