@@ -24,6 +24,7 @@ import (
 	"github.com/webapp-operator/webapp-operator/internal/operator"
 	"github.com/webapp-operator/webapp-operator/internal/served"
 	"github.com/webapp-operator/webapp-operator/internal/testenv"
+	"github.com/webapp-operator/webapp-operator/internal/testenv/specs"
 )
 
 // These tests run the real manager (the one cmd/main.go builds) against a real kube-apiserver and
@@ -58,8 +59,7 @@ var _ = BeforeSuite(func() {
 var (
 	mgrCfg      *rest.Config
 	metricsAddr string
-	stopManager context.CancelFunc
-	mgrDone     chan struct{}
+	stopManager func()
 )
 
 // startManager starts the manager that cmd/main.go builds. It gets its own config whose transport
@@ -87,13 +87,7 @@ func startManager() {
 		ConfigKeySecret: types.NamespacedName{Namespace: metav1.NamespaceDefault, Name: operator.ConfigKeySecret},
 	})
 	Expect(err).NotTo(HaveOccurred())
-	mgrCtx, cancel := context.WithCancel(ctx)
-	stopManager, mgrDone = cancel, make(chan struct{})
-	go func(done chan struct{}) {
-		defer GinkgoRecover()
-		defer close(done)
-		Expect(mgr.Start(mgrCtx)).To(Succeed())
-	}(mgrDone)
+	stopManager = specs.RunManager(ctx, mgr, timeout)
 }
 
 // restartManager stops the manager and starts a new one, as a restarted operator pod would: a new
@@ -101,7 +95,6 @@ func startManager() {
 func restartManager() {
 	GinkgoHelper()
 	stopManager()
-	Eventually(mgrDone, timeout).Should(BeClosed())
 	startManager()
 }
 

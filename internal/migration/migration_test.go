@@ -29,6 +29,7 @@ import (
 	"github.com/webapp-operator/webapp-operator/internal/migration"
 	"github.com/webapp-operator/webapp-operator/internal/operator"
 	"github.com/webapp-operator/webapp-operator/internal/testenv"
+	"github.com/webapp-operator/webapp-operator/internal/testenv/specs"
 )
 
 var _ = Describe("The storage migration", func() {
@@ -391,12 +392,5 @@ func startOperator() (stop func()) {
 		SkipControllerNameValidation: true,
 	})
 	Expect(err).NotTo(HaveOccurred())
-	mgrCtx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(done)
-		Expect(mgr.Start(mgrCtx)).To(Succeed())
-	}()
-	return func() { cancel(); Eventually(done, timeout).Should(BeClosed()) }
+	return specs.RunManager(ctx, mgr, timeout)
 }

@@ -1,8 +1,6 @@
 package operator_test
 
 import (
-	"context"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/webapp-operator/webapp-operator/internal/operator"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
+	"github.com/webapp-operator/webapp-operator/internal/testenv/specs"
 )
 
 var _ = Describe("The operator's own ServiceMonitor", func() {
@@ -37,14 +36,7 @@ var _ = Describe("The operator's own ServiceMonitor", func() {
 			SkipControllerNameValidation: true,
 		})
 		Expect(err).NotTo(HaveOccurred())
-		mgrCtx, stop := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() {
-			defer GinkgoRecover()
-			defer close(done)
-			Expect(mgr.Start(mgrCtx)).To(Succeed())
-		}()
-		DeferCleanup(func() { stop(); Eventually(done, timeout).Should(BeClosed()) })
+		DeferCleanup(specs.RunManager(ctx, mgr, timeout))
 
 		sm := &unstructured.Unstructured{}
 		sm.SetGroupVersionKind(resources.ServiceMonitorGVK)

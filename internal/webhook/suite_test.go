@@ -33,6 +33,7 @@ import (
 	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/operator"
 	"github.com/webapp-operator/webapp-operator/internal/testenv"
+	"github.com/webapp-operator/webapp-operator/internal/testenv/specs"
 	"github.com/webapp-operator/webapp-operator/internal/webhook"
 )
 
@@ -160,17 +161,7 @@ func startOperator(opts webhook.Options) (stop func()) {
 		Webhook:                      opts,
 	})
 	Expect(err).NotTo(HaveOccurred())
-	mgrCtx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(done)
-		Expect(mgr.Start(mgrCtx)).To(Succeed())
-	}()
-	return func() {
-		cancel()
-		Eventually(done, timeout).Should(BeClosed())
-	}
+	return specs.RunManager(ctx, mgr, timeout)
 }
 
 // selfManaged are the options config/webhook gives the operator, in a cert dir of the spec's, with
