@@ -11,7 +11,7 @@
 include hack/versions.env
 
 # VERSION is the operator and bundle version (semver, no leading v).
-VERSION ?= 0.1.0
+VERSION ?= 0.2.0
 
 # Bundle channels: stable is the only channel and the default.
 CHANNELS ?= stable
@@ -208,13 +208,13 @@ undeploy: kustomize ## Undeploy the operator (the same DEPLOY_CONFIG). Call with
 
 # createdAt of the CSV. operator-sdk stamps the current time on every run; pinning it keeps
 # `make bundle` deterministic (running it twice, or in CI, changes nothing). Bump it on release.
-CREATED_AT ?= 2026-11-29T00:00:00Z
+CREATED_AT ?= 2026-12-02T00:00:00Z
 BUNDLE_DIR ?= bundle
 CSV_FILE := $(BUNDLE_DIR)/manifests/webapp-operator.clusterserviceversion.yaml
 # Upgrade graph (docs/olm.md): REPLACES is the version this one replaces on the stable channel, and
 # every version since SKIP_RANGE_FROM may upgrade straight to this one (olm.skipRange).
-REPLACES ?=
-SKIP_RANGE_FROM ?=
+REPLACES ?= 0.1.0
+SKIP_RANGE_FROM ?= 0.1.0
 UPGRADE_EDITS :=
 REPLACES_LINE := $(if $(REPLACES),\n  replaces: webapp-operator.v$(REPLACES))
 ifneq ($(SKIP_RANGE_FROM),)
@@ -245,7 +245,7 @@ verify-bundle: bundle crd-upgrade-safety ## Fail when the committed bundle diffe
 
 # The CRD upgrade-safety gate (docs/development.md): OLM v1 refuses an upgrade whose CRD change crdify
 # does not prove safe, so a release must pass crdify, with OLM v1's settings, from the CRD users have.
-CRD_RELEASED ?= hack/crdify/release-0.1.0.yaml
+CRD_RELEASED ?= hack/crdify/release-0.2.0.yaml
 CRD_FILE := $(BUNDLE_DIR)/manifests/apps.webapp-operator.io_webapps.yaml
 
 .PHONY: crd-upgrade-safety
