@@ -144,7 +144,8 @@ var _ = Describe("Zero downtime by default", Ordered, ContinueOnFailure, func() 
 			deleted = time.Now()
 			Expect(k8s.Delete(ctx, &p)).To(Succeed())
 		})
-		for path, p := range map[string]*framework.Prober{"the Service (kube-proxy)": shop.svc, "the gateway (Traefik)": shop.gw} {
+		paths := map[string]*framework.Prober{"the Service (kube-proxy)": shop.svc, "the gateway (Traefik)": shop.gw}
+		for path, p := range paths {
 			after := max(0, p.LastServed(victim).Sub(deleted)).Round(time.Millisecond)
 			AddReportEntry("a stopping pod's last request through "+path, after.String())
 			By(fmt.Sprintf("%s sent the stopping pod its last request %v after its deletion", path, after))
