@@ -52,8 +52,8 @@ make test-e2e
 # proved: so this is make demo without its deploy-local. make cluster-up checks every component and
 # CoreDNS; demo.sh creates the quickstart's WebApp on the operator test-e2e deployed, waits for Ready
 # and calls it by ClusterIP and by DNS name. The full make demo would rebuild the images and deploy
-# config/default over test-e2e's overlay: the operator restarts and the demo waits out a leader
-# election, about a minute (docs/development.md, "CI").
+# config/default over test-e2e's overlay: the operator restarts and the demo waits out its leader
+# election (docs/development.md, "CI", gives both times).
 log "the quickstart again, after both suites (the cluster, then the demo WebApp)"
 make cluster-up
 hack/local-cluster/demo.sh
