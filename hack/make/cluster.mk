@@ -14,10 +14,10 @@ DEMO_TAGS ?= v1 v2
 DEMO_SAMPLE_TAG := uid101
 # Flags of the ginkgo CLI for the end-to-end suite, e.g. E2E_ARGS=--focus=Zero.downtime
 E2E_ARGS ?=
-# How many ginkgo processes run the end-to-end suite's containers side by side. The specs mostly
-# wait (on pods, probes, rollouts), so more processes than cores pay off; docs/development.md gives
-# the measurement. The containers marked Serial run after the others, alone.
-E2E_PROCS ?= 3
+# How many ginkgo processes run the end-to-end suite's containers side by side; the containers marked
+# Serial run after the others, alone. On 2 cores, 3 processes were no faster than 2
+# (docs/development.md, "CI").
+E2E_PROCS ?= 2
 # How many times test-e2e-repeat runs the suite.
 E2E_REPEAT ?= 3
 
@@ -70,7 +70,7 @@ demo: ## Quickstart on a real cluster: operator deployed, a WebApp serving the d
 # The suite rolls pods on Secret changes (test/e2e/disruption_test.go, restricted_test.go): it deploys
 # the operator with Secret rollouts on. make demo deploys the default.
 test-e2e test-e2e-repeat: DEPLOY_CONFIG = config/default-secret-rollouts
-test-e2e: gateway-install prometheus deploy-local ginkgo ## Run the end-to-end suite (test/e2e) against the local cluster (`make cluster-up` first), in E2E_PROCS (3) processes.
+test-e2e: gateway-install prometheus deploy-local ginkgo ## Run the end-to-end suite (test/e2e) against the local cluster (`make cluster-up` first), in E2E_PROCS (2) processes.
 	$(LOCAL_ENV) KUBECTL=$(LOCAL_KUBECTL) DEMO_IMG=$(DEMO_IMG) PROMETHEUS=$(PROMETHEUS) \
 		$(GINKGO) -v --procs=$(E2E_PROCS) --timeout=30m $(E2E_ARGS) ./test/e2e
 
