@@ -153,8 +153,9 @@ var _ = Describe("Zero downtime by default", Ordered, ContinueOnFailure, func() 
 	})
 
 	It("changes the image", func() {
-		wa := shop.webApp()
-		shop.disrupt("an image change", 3, true, func() { updateObject(wa, func() { wa.Spec.Image = demoImage + ":v2" }) })
+		shop.disrupt("an image change", 3, true, func() {
+			updateWebApp(shop.ns, zdName, func(wa *webappv1.WebApp) { wa.Spec.Image = demoImage + ":v2" })
+		})
 	})
 
 	It("changes the ConfigMap the pods read through envFrom", func() {
@@ -205,9 +206,8 @@ var _ = Describe("Zero downtime by default", Ordered, ContinueOnFailure, func() 
 	})
 
 	It("scales down", func() {
-		wa := shop.webApp()
 		shop.disrupt("a scale-down from 3 to 1", 1, false, func() {
-			updateObject(wa, func() { wa.Spec.Replicas = ptr.To[int32](1) })
+			updateWebApp(shop.ns, zdName, func(wa *webappv1.WebApp) { wa.Spec.Replicas = ptr.To[int32](1) })
 		})
 	})
 })
@@ -220,9 +220,8 @@ var _ = Describe("Zero downtime by default, the operator killed", Ordered, Seria
 	BeforeAll(func() { shop = newZeroDowntimeShop("e2e-zd-kill-", "zd-kill.e2e.example") })
 
 	It("rolls out a new image while the operator pod is killed again and again", func() {
-		wa := shop.webApp()
 		shop.disrupt("an image change, the operator killed three times", 3, true, func() {
-			updateObject(wa, func() { wa.Spec.Image = demoImage + ":v2" })
+			updateWebApp(shop.ns, zdName, func(wa *webappv1.WebApp) { wa.Spec.Image = demoImage + ":v2" })
 			for range 3 {
 				Eventually(func(g Gomega) {
 					list := &corev1.PodList{}
@@ -276,11 +275,6 @@ func newZeroDowntimeShop(prefix, host string) *zeroDowntimeShop {
 			Route: framework.GatewayRoute(host)}})).To(Succeed())
 	expectReadyAt(s.ns, zdName, status.ReasonRoutePending, "http://"+host+"/")
 	return s
-}
-
-// webApp is a WebApp to update the shop through.
-func (s *zeroDowntimeShop) webApp() *webappv1.WebApp {
-	return &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: zdName}}
 }
 
 // pods are the shop's pods, stopping ones included.

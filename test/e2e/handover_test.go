@@ -222,12 +222,6 @@ func readyWith(ns, name, image string, n int32) {
 // updateWebApp changes a WebApp, retrying on conflicts.
 func updateWebApp(ns, name string, mutate func(*webappv1.WebApp)) {
 	GinkgoHelper()
-	Eventually(func() error {
-		wa := &webappv1.WebApp{}
-		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, wa); err != nil {
-			return err
-		}
-		mutate(wa)
-		return k8s.Update(ctx, wa)
-	}).Should(Succeed())
+	wa := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	updateObject(wa, func() { mutate(wa) })
 }
