@@ -75,7 +75,7 @@ type WebAppSpec struct {
 // same name, keeps them in line and reports their health in status. This version is the hub of the
 // conversion: api/v1alpha1 converts to and from it.
 // +kubebuilder:object:root=true
-// +kubebuilder:unservedversion
+// +kubebuilder:storageversion
 // +kubebuilder:subresource:status
 // +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
 // +kubebuilder:resource:shortName=wa,categories=all
