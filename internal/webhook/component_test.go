@@ -243,6 +243,10 @@ func TestBundleNeverManagesItsCertificates(t *testing.T) {
 		t.Fatal(err)
 	}
 	install := csv.Spec.Install.Spec
+	// OLM makes the webhook's Service from the CSV's webhookdefinitions; the bundle carries none
+	if _, err := os.Stat(filepath.Join(repoRoot, "bundle", "manifests", webhook.ServiceName+"_v1_service.yaml")); err == nil {
+		t.Errorf("the bundle carries config/webhook's Service %s", webhook.ServiceName)
+	}
 	if len(install.Deployments) == 0 || len(install.Permissions) == 0 || len(install.ClusterPermissions) == 0 {
 		t.Fatal("the CSV's deployment or permissions were not read")
 	}
@@ -251,10 +255,17 @@ func TestBundleNeverManagesItsCertificates(t *testing.T) {
 			if slices.Contains(c.Args, "--webhook-self-managed-certs") {
 				t.Errorf("container %s issues its own webhook certificate under OLM", c.Name)
 			}
+			// OLM mounts its certificate there: a second mount at the same path makes the pod invalid
+			if slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == webhook.DefaultCertDir }) {
+				t.Errorf("container %s mounts a volume of its own at %s, where OLM mounts the certificate", c.Name, webhook.DefaultCertDir)
+			}
 		}
 	}
 	for _, p := range append(install.Permissions, install.ClusterPermissions...) {
 		for _, r := range p.Rules {
+			if slices.Contains(r.Resources, "secrets") {
+				t.Errorf("the CSV grants %v on Secrets: the self-managed certificate's Secret is not OLM's way", r.Verbs)
+			}
 			// reading its CRD, and trimming its status.storedVersions, are the storage migration's
 			// (internal/migration); the caBundle is in the CRD's spec, which OLM owns
 			writes := slices.ContainsFunc(r.Verbs, func(v string) bool { return v != "get" && v != "list" && v != "watch" })
