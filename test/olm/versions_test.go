@@ -79,7 +79,7 @@ func expectMigrated(before *webappv1.WebApp) {
 		return names
 	}
 	alphas := list("v1alpha1")
-	Expect(alphas).To(ContainElement(before.Namespace+"/"+before.Name))
+	Expect(alphas).To(ContainElement(before.Namespace + "/" + before.Name))
 	Expect(list("v1beta1")).To(Equal(alphas), "kubectl lists the same WebApps in both versions")
 }
 
