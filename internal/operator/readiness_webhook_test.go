@@ -32,10 +32,10 @@ var _ = Describe("Readiness with the conversion webhook", func() {
 		By("a user who may read everything the operator watches but WebApps: its WebApp informer cannot sync")
 		user, err := testEnv.AddUser(envtest.User{Name: "probe-webhook"}, nil)
 		Expect(err).NotTo(HaveOccurred())
-		rules := []rbacv1.PolicyRule{
-			{APIGroups: []string{"", "apps", "policy", "autoscaling", "networking.k8s.io", "events.k8s.io",
-				"gateway.networking.k8s.io", "monitoring.coreos.com"}, Resources: []string{"*"}, Verbs: []string{"*"}},
-		}
+		rules := make([]rbacv1.PolicyRule, 0, 2)
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{"", "apps", "policy", "autoscaling",
+			"networking.k8s.io", "events.k8s.io", "gateway.networking.k8s.io", "monitoring.coreos.com"},
+			Resources: []string{"*"}, Verbs: []string{"*"}})
 		grant("probe-webhook", rules)
 
 		By("with a certificate in the cert dir, as OLM mounts it: ready, the webhook answering, the WebApp cache not synced")

@@ -211,7 +211,8 @@ func TestBrokenBundlesAreRejected(t *testing.T) {
 			edit(t, filepath.Join(dir, csvFile), "supported: true", "supported: false")
 		}},
 		{"a conversion webhook with a namespace-scoped install mode", func(t *testing.T, dir string) {
-			edit(t, filepath.Join(dir, csvFile), "supported: false\n    type: OwnNamespace", "supported: true\n    type: OwnNamespace")
+			edit(t, filepath.Join(dir, csvFile), "supported: false\n    type: OwnNamespace",
+				"supported: true\n    type: OwnNamespace")
 		}},
 		{"icon without media type", func(t *testing.T, dir string) {
 			edit(t, filepath.Join(dir, csvFile), "mediatype: image/svg+xml", "mediatype: \"\"")

@@ -48,7 +48,9 @@ func TestCSVConvertsThroughOLMsWebhook(t *testing.T) {
 		t.Errorf("sideEffects %v, want None", d.SideEffects)
 	}
 	manager := deploys[0].Spec.Template.Spec.Containers[0]
-	if !slices.ContainsFunc(manager.Ports, func(p corev1.ContainerPort) bool { return p.ContainerPort == webhook.DefaultPort }) {
+	if !slices.ContainsFunc(manager.Ports, func(p corev1.ContainerPort) bool {
+		return p.ContainerPort == webhook.DefaultPort
+	}) {
 		t.Errorf("the manager declares no port %d: %v", webhook.DefaultPort, manager.Ports)
 	}
 

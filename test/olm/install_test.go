@@ -40,7 +40,7 @@ func runBundle() {
 		dumpOnFailure(ns)
 	})
 
-	It("installs bundle 0.2.0 for all namespaces: the CSV succeeds and a WebApp created as v1alpha1 becomes Ready", func() {
+	It("installs bundle 0.2.0 for all namespaces: the CSV succeeds, a WebApp created as v1alpha1 becomes Ready", func() {
 		// 0.2.0 supports every install mode; run bundle then picks AllNamespaces
 		out, err := run(operatorSDK, "run", "bundle", bundleImageBase+":v0.2.0", "-n", ns,
 			"--index-image", opmImage, "--decompression-image", busyboxImage, "--use-http", "--timeout", "5m")
@@ -106,7 +106,7 @@ func subscription() {
 		expectReady(wa)
 	})
 
-	It("stays at 0.2.0 when the catalog offers 0.3.0 on a new default channel: the namespace-scoped install is not broken", func() {
+	It("stays at 0.2.0 when the catalog offers 0.3.0 on a new default channel: no namespace-scoped break", func() {
 		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(catalog), catalog)).To(Succeed())
 		catalog.Spec.Image = catalogV2
 		Expect(k8s.Update(ctx, catalog)).To(Succeed())
@@ -126,7 +126,7 @@ func subscription() {
 		expectReady(wa)
 	})
 
-	It("crosses to 0.3.0 the documented way, AllNamespaces and channel stable-v1beta1, while the WebApp keeps serving", func() {
+	It("crosses to 0.3.0 the documented way (AllNamespaces, channel stable-v1beta1), the WebApp serving", func() {
 		before := readAlpha(wa)
 		upgradeKeepsServing(wa, "0.3.0", func() {
 			retarget(ns)

@@ -65,7 +65,7 @@ var _ = Describe("webapp-operator through OLM v1", Label("olmv1"), Ordered, func
 		startProber(wa, time.Second).Stop() // it starts once the Service answers 200
 	})
 
-	It("upgrades to 0.3.0 through catalog v2's stable-v1beta1 edge while the WebApp keeps serving, and stores it as v1beta1", func() {
+	It("upgrades to 0.3.0 along catalog v2's stable-v1beta1 edge, the WebApp serving, and stores v1beta1", func() {
 		before := readAlpha(wa)
 		upgradeKeepsServing(wa, "0.3.0", func() {
 			Expect(k8s.Get(ctx, client.ObjectKeyFromObject(catalog), catalog)).To(Succeed())
