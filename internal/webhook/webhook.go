@@ -154,7 +154,8 @@ func (w *Webhook) Register(mgr ctrl.Manager) error {
 	if w == nil {
 		return nil
 	}
-	w.server.Register(Path, ConversionHandler(mgr.GetScheme()))
+	// through the manager, which starts its webhook server once something is registered on it
+	mgr.GetWebhookServer().Register(Path, ConversionHandler(mgr.GetScheme()))
 	return nil
 }
 
