@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/webapp-operator/webapp-operator/api/v1beta1"
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/controller"
 	"github.com/webapp-operator/webapp-operator/internal/metrics"
 	"github.com/webapp-operator/webapp-operator/internal/migration"
@@ -27,14 +27,15 @@ import (
 	"github.com/webapp-operator/webapp-operator/internal/webhook"
 )
 
-// Scheme knows the built-in types and the WebApp API: the version the API server serves the
-// operator (package served), and the hub, v1beta1, which the conversion webhook converts to and from.
+// Scheme knows the built-in types and both versions of the WebApp API: v1beta1, which the operator
+// reads (package served) and the conversion webhook converts to and from, and v1alpha1, which the
+// webhook converts.
 var Scheme = runtime.NewScheme()
 
 func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(Scheme))
 	utilruntime.Must(served.AddToScheme(Scheme))
-	utilruntime.Must(v1beta1.AddToScheme(Scheme))
+	utilruntime.Must(webappv1.AddToScheme(Scheme))
 }
 
 // Options configure the manager.

@@ -210,7 +210,7 @@ func TestTrimWebApp(t *testing.T) {
 		u.SetName("shop")
 		u.SetAnnotations(map[string]string{corev1.LastAppliedConfigAnnotation: `{"spec":{}}`, "team": "a"})
 		u.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply}})
-		u.Object["spec"] = map[string]any{"image": "shop:v1", "replicas": replicas}
+		u.Object["spec"] = map[string]any{"container": map[string]any{"image": "shop:v1"}, "replicas": replicas}
 		return u
 	}
 	got, err := trimWebApp(webApp(int64(2)))

@@ -8,9 +8,11 @@ import (
 	"regexp"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
+	"github.com/webapp-operator/webapp-operator/internal/served"
 )
 
 // readmeGolden is the Deployment that the README's WebApp example renders to, less the security
@@ -26,16 +28,24 @@ func TestREADMEExampleRendersTheSameDeployment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("(?s)```yaml\n(apiVersion: apps.webapp-operator.io/v1alpha1\nkind: WebApp\n.*?)```").FindSubmatch(readme)
+	m := regexp.MustCompile("(?s)```yaml\n(apiVersion: apps.webapp-operator.io/v1beta1\nkind: WebApp\n.*?)```").FindSubmatch(readme)
 	if m == nil {
 		t.Fatal("README.md has no WebApp example")
 	}
-	app := &webappv1.WebApp{}
+	app := &v1beta1.WebApp{}
 	if err := yaml.UnmarshalStrict(m[1], app); err != nil {
 		t.Fatalf("the README's example: %v", err)
 	}
 	app.Namespace, app.UID = "default", "uid-1"
-	ac, err := renderDeployment(hub(t, app))
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := served.Decode(obj) // as the operator reads it
+	if err != nil {
+		t.Fatal(err)
+	}
+	ac, err := renderDeployment(read)
 	if err != nil {
 		t.Fatal(err)
 	}
