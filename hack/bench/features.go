@@ -93,7 +93,8 @@ func webAppSpec(name string, replicas int32, f featureSet) v1beta1.WebAppSpec {
 		spec.Exposure.Ingress = &v1beta1.Ingress{Hosts: []string{host}}
 	}
 	if f.has("httproute") {
-		spec.Exposure.Route = &v1beta1.Route{ParentRefs: []v1beta1.RouteParentRef{{Name: benchGateway}}, Hostnames: []string{host}}
+		spec.Exposure.Route = &v1beta1.Route{ParentRefs: []v1beta1.RouteParentRef{{Name: benchGateway}},
+			Hostnames: []string{host}}
 	}
 	return spec
 }

@@ -36,9 +36,10 @@ func TestWebAppSpec(t *testing.T) {
 	}
 	all, _ := parseFeatureSets("all")
 	spec := webAppSpec("a", 2, all[0])
-	if spec.Scaling.DisruptionBudget.Enabled != nil || spec.Scaling.Autoscaler == nil || spec.Scaling.Autoscaler.MaxReplicas != 4 ||
-		spec.Exposure.NetworkPolicy == nil || spec.Exposure.Ingress == nil || spec.Exposure.Route == nil ||
-		spec.Exposure.Route.ParentRefs[0].Name != benchGateway {
+	scaling, exposure := spec.Scaling, spec.Exposure
+	if scaling.DisruptionBudget.Enabled != nil || scaling.Autoscaler == nil || scaling.Autoscaler.MaxReplicas != 4 ||
+		exposure.NetworkPolicy == nil || exposure.Ingress == nil || exposure.Route == nil ||
+		exposure.Route.ParentRefs[0].Name != benchGateway {
 		t.Errorf("the spec with every child lacks some: %+v", spec)
 	}
 }

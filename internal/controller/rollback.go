@@ -20,7 +20,7 @@ import (
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
-// Automatic rollback (spec.rollout.autoRollback; docs/design.md, "Rollback"): status.RolloutFailure
+// Automatic rollback (spec.rollout.onFailure: Rollback; docs/design.md, "Rollback"): status.RolloutFailure
 // decides, this file reads the ReplicaSet of the revision to go back to, and resources.RollBack puts
 // its template in the Deployment the pass applies.
 

@@ -88,7 +88,8 @@ var _ = Describe("The samples", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(utilyaml.Unmarshal(data, &kustomization)).To(Succeed())
 		listed := make([]string, 0, len(shippedSamples))
-		var companions, twins []string
+		var companions []string
+		twins := make([]string, 0, len(shippedSamples))
 		for _, s := range shippedSamples {
 			listed = append(listed, s.file)
 			companions = append(companions, s.companions...)

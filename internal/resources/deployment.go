@@ -179,7 +179,7 @@ func scalingHealth(app *v1beta1.WebApp, d *appsv1.Deployment, desired int32) (st
 // long as enough of them are available, and says what waits.
 func pausedHealth(d *appsv1.Deployment, desired int32) status.Health {
 	s := d.Status
-	msg := fmt.Sprintf("paused (spec.paused): %d of %d replicas run an earlier pod template; set spec.paused "+
+	msg := fmt.Sprintf("paused (spec.rollout.paused): %d of %d replicas run an earlier pod template; set spec.rollout.paused "+
 		"to false to roll out the latest", desired-s.UpdatedReplicas, desired)
 	if s.AvailableReplicas < desired {
 		return progressing(status.ReasonReplicasUnavailable, fmt.Sprintf("%d of %d replicas available; %s",
