@@ -11,7 +11,7 @@
 include hack/versions.env
 
 # VERSION is the operator and bundle version (semver, no leading v).
-VERSION ?= 0.2.0
+VERSION ?= 0.3.0
 
 # Bundle channels: stable is the only channel and the default.
 CHANNELS ?= stable
@@ -213,7 +213,7 @@ BUNDLE_DIR ?= bundle
 CSV_FILE := $(BUNDLE_DIR)/manifests/webapp-operator.clusterserviceversion.yaml
 # Upgrade graph (docs/olm.md): REPLACES is the version this one replaces on the stable channel, and
 # every version since SKIP_RANGE_FROM may upgrade straight to this one (olm.skipRange).
-REPLACES ?= 0.1.0
+REPLACES ?= 0.2.0
 SKIP_RANGE_FROM ?= 0.1.0
 UPGRADE_EDITS :=
 REPLACES_LINE := $(if $(REPLACES),\n  replaces: webapp-operator.v$(REPLACES))
@@ -230,6 +230,11 @@ bundle: manifests kustomize operator-sdk ## Generate bundle/ (manifests, metadat
 	sed -i -e 's|^    createdAt: .*|    createdAt: "$(CREATED_AT)"|' -e 's|controller:latest|$(IMG)|g' \
 		-e '/^  relatedImages:/,/^    name: manager/d' \
 		-e 's|^  version: \(.*\)|  relatedImages:\n  - image: $(IMG)\n    name: manager$(REPLACES_LINE)\n  version: \1|' $(UPGRADE_EDITS) $(CSV_FILE)
+	@# The conversion webhook's definition is kept in the base CSV: operator-sdk derives one only from a
+	@# webhook Service in its input, and would then ship that Service too, beside the one OLM makes.
+	@# webhookdefinitions is the last key of both CSVs (spec's keys are sorted, and spec comes last).
+	! grep -q '^  webhookdefinitions:' $(CSV_FILE)
+	sed -n '/^  webhookdefinitions:/,$$p' config/manifests/bases/webapp-operator.clusterserviceversion.yaml >>$(CSV_FILE)
 	sed -i -e 's|scorecard-webapp:latest|$(SCORECARD_IMG)|' -e 's|scorecard-test:OPERATOR_SDK_VERSION|scorecard-test:$(OPERATOR_SDK_VERSION)|' \
 		$(BUNDLE_DIR)/tests/scorecard/config.yaml
 	$(MAKE) bundle-validate

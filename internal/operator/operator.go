@@ -175,7 +175,10 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err := hook.Register(mgr); err != nil {
 		return nil, err
 	}
-	if err := mgr.Add(syncWatcher{health: health, cache: mgr.GetCache(), informers: informers}); err != nil {
+	// With the webhook on, the WebApp informer's first list may need it (objects stored in the other
+	// version), so readiness waits for the webhook server instead (health.go).
+	if err := mgr.Add(syncWatcher{health: health, cache: mgr.GetCache(), informers: informers,
+		webApps: webAppObject(kinds), readyWithoutWebApps: hook != nil}); err != nil {
 		return nil, err
 	}
 	if opts.MetricsService.Name != "" && !unserved[resources.ServiceMonitor.Kind()] {
@@ -199,7 +202,22 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err := mgr.AddReadyzCheck("caches-synced", health.ready); err != nil {
 		return nil, err
 	}
+	if hook != nil {
+		if err := mgr.AddReadyzCheck("webhook", hook.Server().StartedChecker()); err != nil {
+			return nil, err
+		}
+	}
 	return mgr, nil
+}
+
+// webAppObject is the object of the WebApp informer among kinds.
+func webAppObject(kinds []watched) client.Object {
+	for _, k := range kinds {
+		if k.How == controller.WatchWebApp {
+			return k.Object
+		}
+	}
+	return nil
 }
 
 func logSecretRollouts(c controller.ConfigOptions) {

@@ -91,10 +91,17 @@ func readCSV(t *testing.T, path string) *operatorsv1alpha1.ClusterServiceVersion
 	return csv
 }
 
-func TestCSVSupportsEveryInstallMode(t *testing.T) {
-	for _, m := range loadCSV(t).Spec.InstallModes {
-		if !m.Supported {
-			t.Errorf("install mode %s not supported; the operator handles it through WATCH_NAMESPACE", m.Type)
+// TestCSVSupportsAllNamespacesOnly: the CRD converts between its versions through the operator's
+// webhook, and a CRD is cluster-wide, so one operator must serve every namespace. Both OLMs accept a
+// conversion webhook only in a bundle that supports AllNamespaces alone (docs/olm.md).
+func TestCSVSupportsAllNamespacesOnly(t *testing.T) {
+	modes := loadCSV(t).Spec.InstallModes
+	if len(modes) != 4 {
+		t.Errorf("want the four install modes listed, got %v", modes)
+	}
+	for _, m := range modes {
+		if want := m.Type == operatorsv1alpha1.InstallModeTypeAllNamespaces; m.Supported != want {
+			t.Errorf("install mode %s: supported %t, want %t", m.Type, m.Supported, want)
 		}
 	}
 }
@@ -202,6 +209,10 @@ func TestBrokenBundlesAreRejected(t *testing.T) {
 		}},
 		{"no install mode supported", func(t *testing.T, dir string) {
 			edit(t, filepath.Join(dir, csvFile), "supported: true", "supported: false")
+		}},
+		{"a conversion webhook with a namespace-scoped install mode", func(t *testing.T, dir string) {
+			edit(t, filepath.Join(dir, csvFile), "supported: false\n    type: OwnNamespace",
+				"supported: true\n    type: OwnNamespace")
 		}},
 		{"icon without media type", func(t *testing.T, dir string) {
 			edit(t, filepath.Join(dir, csvFile), "mediatype: image/svg+xml", "mediatype: \"\"")
