@@ -303,24 +303,25 @@ func must(t *testing.T, err error) {
 	}
 }
 
-// TestCSVOwnsEveryKindOfChild: the CSV lists, as the WebApp's owned resources, every kind of child
-// the operator creates (the resources marker of the WebApp type), so that OLM's console shows them.
+// TestCSVOwnsEveryKindOfChild: the CSV lists, as the WebApp's owned resources of every version, every
+// kind of child the operator creates (the resources marker of the WebApp type of each version), so
+// that OLM's console shows them whichever version it shows the WebApp in.
 func TestCSVOwnsEveryKindOfChild(t *testing.T) {
-	owned := loadCSV(t).Spec.CustomResourceDefinitions.Owned
-	if len(owned) != 1 {
-		t.Fatalf("want one owned CRD, got %d", len(owned))
-	}
-	listed := map[string]bool{}
-	for _, r := range owned[0].Resources {
-		listed[r.Kind+"/"+r.Version] = true
-	}
-	for _, child := range resources.All {
-		gvks, _, err := operator.Scheme.ObjectKinds(child.New())
-		if err != nil || len(gvks) == 0 {
-			t.Fatalf("%s: %v", child.Kind(), err)
+	owned := ownedByVersion(t, loadCSV(t), loadCRD(t))
+	for version, entry := range owned {
+		listed := map[string]bool{}
+		for _, r := range entry.Resources {
+			listed[r.Kind+"/"+r.Version] = true
 		}
-		if want := gvks[0].Kind + "/" + gvks[0].Version; !listed[want] {
-			t.Errorf("the CSV does not list the child %s among the WebApp's resources (have %v)", want, listed)
+		for _, child := range resources.All {
+			gvks, _, err := operator.Scheme.ObjectKinds(child.New())
+			if err != nil || len(gvks) == 0 {
+				t.Fatalf("%s: %v", child.Kind(), err)
+			}
+			if want := gvks[0].Kind + "/" + gvks[0].Version; !listed[want] {
+				t.Errorf("%s: the CSV does not list the child %s among the WebApp's resources (have %v)",
+					version, want, listed)
+			}
 		}
 	}
 }
