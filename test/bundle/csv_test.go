@@ -435,7 +435,10 @@ func admit(t *testing.T, manifest []byte) []string {
 	if err := utiljson.Unmarshal(data, &obj); err != nil {
 		return []string{err.Error()}
 	}
-	v1 := loadCRD(t).Spec.Versions[0].Schema.OpenAPIV3Schema
+	v1, problem := schemaOf(loadCRD(t), obj["apiVersion"])
+	if problem != "" {
+		return []string{problem}
+	}
 	internal := &apiextensions.JSONSchemaProps{}
 	must(t, apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v1, internal, nil))
 	s := structural(t, v1)
@@ -458,12 +461,28 @@ func admit(t *testing.T, manifest []byte) []string {
 	return problems
 }
 
+// schemaOf is the schema of the served version of crd that apiVersion names, as the API server picks
+// it for a request.
+func schemaOf(crd *apiextensionsv1.CustomResourceDefinition, apiVersion any) (*apiextensionsv1.JSONSchemaProps, string) {
+	for _, v := range crd.Spec.Versions {
+		if v.Served && apiVersion == crd.Spec.Group+"/"+v.Name {
+			return v.Schema.OpenAPIV3Schema, ""
+		}
+	}
+	return nil, fmt.Sprintf("apiVersion %v: not a served version of %s", apiVersion, crd.Name)
+}
+
 // TestAdmitRefusesWhatTheAPIServerRefuses: the check of the description's examples has teeth.
 func TestAdmitRefusesWhatTheAPIServerRefuses(t *testing.T) {
 	const head = "apiVersion: apps.webapp-operator.io/v1alpha1\nkind: WebApp\nmetadata:\n  name: shop\nspec:\n"
-	valid := head + "  image: shop:1\n  autoscaling:\n    minReplicas: 2\n    maxReplicas: 3\n"
-	if problems := admit(t, []byte(valid)); len(problems) > 0 {
-		t.Fatalf("a valid WebApp refused: %v", problems)
+	const beta = "apiVersion: apps.webapp-operator.io/v1beta1\nkind: WebApp\nmetadata:\n  name: shop\nspec:\n"
+	for _, valid := range []string{
+		head + "  image: shop:1\n  autoscaling:\n    minReplicas: 2\n    maxReplicas: 3\n",
+		beta + "  container:\n    image: shop:1\n  scaling:\n    autoscaler:\n      minReplicas: 2\n      maxReplicas: 3\n",
+	} {
+		if problems := admit(t, []byte(valid)); len(problems) > 0 {
+			t.Fatalf("a valid WebApp refused: %v", problems)
+		}
 	}
 	for name, spec := range map[string]string{
 		"unknown field":       "  image: shop:1\n  replica: 3\n",
@@ -473,6 +492,15 @@ func TestAdmitRefusesWhatTheAPIServerRefuses(t *testing.T) {
 		"CEL rule on default": "  image: shop:1\n  service:\n    nodePort: 30080\n",
 	} {
 		if problems := admit(t, []byte(head+spec)); len(problems) == 0 {
+			t.Errorf("%s: admitted", name)
+		}
+	}
+	for name, manifest := range map[string]string{
+		"a v1alpha1 spec under v1beta1": beta + "  image: shop:1\n",
+		"a version not served":          strings.Replace(beta, "v1beta1", "v1", 1) + "  container:\n    image: shop:1\n",
+		"v1beta1's stricter image rule": beta + "  container:\n    image: Shop:1\n",
+	} {
+		if problems := admit(t, []byte(manifest)); len(problems) == 0 {
 			t.Errorf("%s: admitted", name)
 		}
 	}
