@@ -25,11 +25,16 @@ import (
 
 const bundleDir = "../../bundle"
 
-// knownWarnings are validator warnings that cannot be fixed, with the reason.
+// knownWarnings are validator warnings that cannot be fixed or that hold a decision, with the reason.
 var knownWarnings = map[string]string{
 	// The deprecated-API check flags every RBAC rule on events.k8s.io/events, whatever the
 	// version; the operator uses events.k8s.io/v1, GA since Kubernetes 1.19 and not deprecated.
 	"Migrate the API(s) for events": "false positive: events.k8s.io/v1 is not deprecated",
+	// Every owned version should have an example; the deprecated v1alpha1 has none on purpose: the
+	// alm-examples are what a new WebApp starts from, and a new WebApp is written in v1beta1
+	// (config/samples/kustomization.yaml keeps the v1alpha1 twins out). v1beta1's is not excused.
+	"apps.webapp-operator.io/v1alpha1, Kind=WebApp: " +
+		"provided API should have an example annotation": "by design: no new WebApp in a deprecated version",
 }
 
 // validate runs the operatorframework suite on dir and returns its errors and unexplained warnings.
