@@ -217,7 +217,8 @@ func partProblems(part string, schema apiextensionsv1.JSONSchemaProps, descripto
 	}
 	sort.Strings(missing)
 	for _, m := range missing {
-		problems = append(problems, m+" has no descriptor (a +operator-sdk:csv:customresourcedefinitions marker on its Go field)")
+		problems = append(problems,
+			m+" has no descriptor (a +operator-sdk:csv:customresourcedefinitions marker on its Go field)")
 	}
 	return problems
 }
@@ -463,7 +464,8 @@ func admit(t *testing.T, manifest []byte) []string {
 
 // schemaOf is the schema of the served version of crd that apiVersion names, as the API server picks
 // it for a request.
-func schemaOf(crd *apiextensionsv1.CustomResourceDefinition, apiVersion any) (*apiextensionsv1.JSONSchemaProps, string) {
+func schemaOf(crd *apiextensionsv1.CustomResourceDefinition,
+	apiVersion any) (*apiextensionsv1.JSONSchemaProps, string) {
 	for _, v := range crd.Spec.Versions {
 		if v.Served && apiVersion == crd.Spec.Group+"/"+v.Name {
 			return v.Schema.OpenAPIV3Schema, ""
