@@ -72,7 +72,7 @@ func TestEveryFieldHasADescriptor(t *testing.T) {
 func TestDescriptorCheckHasTeeth(t *testing.T) {
 	crd := loadCRD(t)
 	owned := ownedByVersion(t, loadCSV(t), crd)
-	version := func(name string) apiextensionsv1.CustomResourceDefinitionVersion {
+	versionNamed := func(name string) apiextensionsv1.CustomResourceDefinitionVersion {
 		for _, v := range crd.Spec.Versions {
 			if v.Name == name {
 				return v
@@ -112,7 +112,7 @@ func TestDescriptorCheckHasTeeth(t *testing.T) {
 				t.Fatalf("the %s entry has no descriptor of %s to change", tt.version, tt.path)
 			}
 			tt.change(&d, i)
-			problems := descriptorProblems(version(tt.version), &d)
+			problems := descriptorProblems(versionNamed(tt.version), &d)
 			if !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, tt.problem) }) {
 				t.Fatalf("no problem says %q; got %q", tt.problem, problems)
 			}
