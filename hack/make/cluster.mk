@@ -12,7 +12,12 @@ DEMO_TAGS ?= v1 v2
 # (nginx-unprivileged), the numeric user 101, for the e2e spec that runs that sample: the local
 # cluster cannot pull the public image. test/e2e/sample_test.go names it.
 DEMO_SAMPLE_TAG := uid101
+# Flags of the ginkgo CLI for the end-to-end suite, e.g. E2E_ARGS=--focus=Zero.downtime
 E2E_ARGS ?=
+# How many ginkgo processes run the end-to-end suite's containers side by side; the containers marked
+# Serial run after the others, alone. On 2 cores, 3 processes were no faster than 2
+# (docs/development.md, "CI").
+E2E_PROCS ?= 2
 # How many times test-e2e-repeat runs the suite.
 E2E_REPEAT ?= 3
 
@@ -65,9 +70,9 @@ demo: ## Quickstart on a real cluster: operator deployed, a WebApp serving the d
 # The suite rolls pods on Secret changes (test/e2e/disruption_test.go, restricted_test.go): it deploys
 # the operator with Secret rollouts on. make demo deploys the default.
 test-e2e test-e2e-repeat: DEPLOY_CONFIG = config/default-secret-rollouts
-test-e2e: gateway-install prometheus deploy-local ## Run the end-to-end suite (test/e2e) against the local cluster (`make cluster-up` first).
+test-e2e: gateway-install prometheus deploy-local ginkgo ## Run the end-to-end suite (test/e2e) against the local cluster (`make cluster-up` first), in E2E_PROCS (2) processes.
 	$(LOCAL_ENV) KUBECTL=$(LOCAL_KUBECTL) DEMO_IMG=$(DEMO_IMG) PROMETHEUS=$(PROMETHEUS) \
-		go test ./test/e2e -v -count=1 -timeout 30m -ginkgo.v $(E2E_ARGS)
+		$(GINKGO) -v --procs=$(E2E_PROCS) --timeout=30m $(E2E_ARGS) ./test/e2e
 
 .PHONY: observability-screenshots
 observability-screenshots: deploy-local prometheus ## Refresh docs/images/prometheus-*.png: the e2e monitoring spec, with Debian's headless Chromium.
@@ -76,11 +81,6 @@ observability-screenshots: deploy-local prometheus ## Refresh docs/images/promet
 		go test ./test/e2e -count=1 -timeout 15m -ginkgo.focus "Monitoring with a real Prometheus"
 
 .PHONY: test-e2e-repeat
-test-e2e-repeat: gateway-install prometheus deploy-local ## Run the end-to-end suite E2E_REPEAT (3) times in a row; stop at the first failure.
-	go test -c -o bin/e2e.test ./test/e2e
-	@for i in $$(seq 1 $(E2E_REPEAT)); do \
-		(cd test/e2e && $(LOCAL_ENV) KUBECTL=$(LOCAL_KUBECTL) DEMO_IMG=$(DEMO_IMG) PROMETHEUS=$(PROMETHEUS) \
-			../../bin/e2e.test -test.timeout 30m $(E2E_ARGS)) || \
-			{ echo "run $$i of $(E2E_REPEAT) FAILED"; exit 1; }; \
-		echo "run $$i of $(E2E_REPEAT): ok"; \
-	done
+test-e2e-repeat: gateway-install prometheus deploy-local ginkgo ## Run the end-to-end suite E2E_REPEAT (3) times in a row, as test-e2e does; stop at the first failure.
+	$(LOCAL_ENV) KUBECTL=$(LOCAL_KUBECTL) DEMO_IMG=$(DEMO_IMG) PROMETHEUS=$(PROMETHEUS) \
+		$(GINKGO) --procs=$(E2E_PROCS) --repeat=$$(($(E2E_REPEAT) - 1)) --timeout=$(E2E_REPEAT)h $(E2E_ARGS) ./test/e2e

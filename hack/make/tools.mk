@@ -4,7 +4,9 @@
 # controller-gen, kustomize, setup-envtest and golangci-lint; hack/tools/operator-sdk for operator-sdk,
 # its scorecard-test image binary and helm, hack/tools/crd-ref-docs for crd-ref-docs (their k8s.io
 # dependencies are older than ours) and hack/tools/crdify for crdify, with OLM v1's. A tool is rebuilt
-# only when its module changes. The tool modules are not part of go.work: GOWORK=off.
+# only when its module changes. The tool modules are not part of go.work: GOWORK=off. The ginkgo CLI
+# is the exception: it is built in the workspace, from the test module, so that it is the version of
+# the Ginkgo library the suites are built with (the CLI and the suite's processes talk to each other).
 
 LOCALBIN ?= $(shell pwd)/bin
 $(LOCALBIN):
@@ -20,10 +22,12 @@ ENVTEST ?= $(LOCALBIN)/setup-envtest
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
 CRD_REF_DOCS ?= $(LOCALBIN)/crd-ref-docs
 CRDIFY ?= $(LOCALBIN)/crdify
+GINKGO ?= $(LOCALBIN)/ginkgo
 TOOLS_MOD := hack/tools/go.mod
 SDK_MOD := hack/tools/operator-sdk/go.mod
 CRD_REF_DOCS_MOD := hack/tools/crd-ref-docs/go.mod
 CRDIFY_MOD := hack/tools/crdify/go.mod
+TEST_MOD := test/go.mod
 
 # The envtest control plane: built from source (hack/install-envtest-bins.sh) and cached outside the
 # clone, in setup-envtest's store layout, so that every clone on the machine shares it.
@@ -33,8 +37,8 @@ ENVTEST_K8S_VERSION := $(K8S_VERSION:v%=%)
 
 ##@ Tools (hack/make/tools.mk)
 
-.PHONY: tools kustomize controller-gen setup-envtest golangci-lint operator-sdk scorecard-test helm crd-ref-docs crdify
-tools: kustomize controller-gen setup-envtest golangci-lint operator-sdk scorecard-test crd-ref-docs crdify ## Build the pinned tools CI uses into bin/: controller-gen, kustomize, setup-envtest, golangci-lint, operator-sdk, scorecard-test, crd-ref-docs, crdify.
+.PHONY: tools kustomize controller-gen setup-envtest golangci-lint operator-sdk scorecard-test helm crd-ref-docs crdify ginkgo
+tools: kustomize controller-gen setup-envtest golangci-lint operator-sdk scorecard-test crd-ref-docs crdify ginkgo ## Build the pinned tools CI uses into bin/: controller-gen, kustomize, setup-envtest, golangci-lint, operator-sdk, scorecard-test, crd-ref-docs, crdify, ginkgo.
 kustomize: $(KUSTOMIZE) ## Build kustomize (hack/tools).
 controller-gen: $(CONTROLLER_GEN) ## Build controller-gen (hack/tools).
 setup-envtest: $(ENVTEST) ## Build setup-envtest (hack/tools).
@@ -44,6 +48,7 @@ scorecard-test: $(SCORECARD_TEST) ## Build operator-sdk's scorecard-test binary 
 helm: $(HELM) ## Build helm (hack/tools/operator-sdk), for hack/olm/render-manifests.sh only.
 crd-ref-docs: $(CRD_REF_DOCS) ## Build crd-ref-docs (hack/tools/crd-ref-docs), which writes docs/api.md.
 crdify: $(CRDIFY) ## Build crdify (hack/tools/crdify), OLM v1's CRD upgrade-safety check.
+ginkgo: $(GINKGO) ## Build the ginkgo CLI (test/go.mod), which runs the end-to-end suite's specs in parallel processes.
 
 .PHONY: envtest-assets
 envtest-assets: setup-envtest ## Build the envtest control plane (kube-apiserver, etcd, kube-controller-manager, kube-scheduler) from source (cached) and print its path.
@@ -94,6 +99,10 @@ $(CRD_REF_DOCS): $(CRD_REF_DOCS_MOD) | $(LOCALBIN)
 $(CRDIFY): $(CRDIFY_MOD) | $(LOCALBIN)
 	@echo "building crdify $(CRDIFY_VERSION) from hack/tools/crdify (pinned)"
 	cd hack/tools/crdify && GOWORK=off GOFLAGS=-mod=mod go build -o $@ sigs.k8s.io/crdify
+
+$(GINKGO): $(TEST_MOD) go.mod go.work | $(LOCALBIN)
+	@echo "building ginkgo from test/go.mod (pinned)"
+	cd test && go build -o $@ github.com/onsi/ginkgo/v2/ginkgo
 
 # build-tool builds package $(2) from the pinned tools module into $(1).
 define build-tool

@@ -127,97 +127,25 @@ var _ = Describe("The PodDisruptionBudget of a WebApp with three replicas", Orde
 // disruptions run in sequence on one WebApp, each with its own pair of probers; the first also
 // measures how long after a pod starts stopping each path still sends it requests. A disruption that
 // fails a request does not stop the ones after it: each ends settled, and each count is reported.
+// The operator's own pod killed during a rollout is the container after this one, on a WebApp of its
+// own: it must run alone (Serial), and this one runs beside the suite's other containers.
 var _ = Describe("Zero downtime by default", Ordered, ContinueOnFailure, func() {
-	const name, host = "shop", "zd.e2e.example"
-	var ns string
-	shopPods := client.MatchingLabels{"app.kubernetes.io/instance": name}
-	pods := func() []corev1.Pod {
-		GinkgoHelper()
-		list := &corev1.PodList{}
-		Expect(k8s.List(ctx, list, client.InNamespace(ns), shopPods)).To(Succeed())
-		return list.Items
-	}
-
-	BeforeAll(func() {
-		ns = gatewayNamespace("e2e-zd-")
-		Eventually(func() error {
-			return k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, &corev1.ServiceAccount{})
-		}).Should(Succeed())
-		Expect(k8s.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop-config"},
-			Data: map[string]string{"GREETING": "hello"}})).To(Succeed())
-		Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop-secret"},
-			StringData: map[string]string{"TOKEN": "one"}})).To(Succeed())
-		// the README's example, with its configuration read through envFrom and a route
-		Expect(k8s.Create(ctx, &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-			Spec: webappv1.WebAppSpec{Image: demoImage + ":v1", Replicas: ptr.To[int32](3),
-				HealthCheck: &webappv1.HealthCheck{Path: "/healthz"},
-				EnvFrom: []webappv1.EnvFromSource{
-					{ConfigMapRef: &webappv1.ObjectReference{Name: "shop-config"}},
-					{SecretRef: &webappv1.ObjectReference{Name: "shop-secret"}}},
-				Route: framework.GatewayRoute(host)}})).To(Succeed())
-		expectReadyAt(ns, name, status.ReasonRoutePending, "http://"+host+"/")
-	})
-
-	// disrupt runs act with a prober on the Service and one on the gateway route, waits until the
-	// WebApp is Ready with replicas pods, none stopping and, when replaced, none of those before, and
-	// requires no failed request on either path. act and the spec after it read the probers (svc, gw).
-	var svc, gw *framework.Prober
-	disrupt := func(what string, replicas int32, replaced bool, act func()) {
-		GinkgoHelper()
-		By(what)
-		var err error
-		svc, err = framework.StartProber(nodeHTTP, shopURL(ns)+"/", 20*time.Millisecond)
-		Expect(err).NotTo(HaveOccurred())
-		gw, err = framework.StartProberHost(nodeHTTP, framework.GatewayURL+"/", host, 20*time.Millisecond)
-		Expect(err).NotTo(HaveOccurred())
-		before := map[string]bool{}
-		for _, p := range pods() {
-			before[p.Name] = true
-		}
-		act()
-		Eventually(func(g Gomega) {
-			wa := &webappv1.WebApp{}
-			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, wa)).To(Succeed())
-			c := meta.FindStatusCondition(wa.Status.Conditions, webappv1.ConditionReady)
-			g.Expect(c).NotTo(BeNil())
-			g.Expect(c.ObservedGeneration).To(Equal(wa.Generation))
-			g.Expect(c.Status).To(Equal(metav1.ConditionTrue), "%s: %s", c.Reason, c.Message)
-			g.Expect(wa.Status.AvailableReplicas).To(Equal(replicas))
-			list := &corev1.PodList{}
-			g.Expect(k8s.List(ctx, list, client.InNamespace(ns), shopPods)).To(Succeed())
-			g.Expect(list.Items).To(HaveLen(int(replicas)), "stopping pods are gone")
-			for _, p := range list.Items {
-				g.Expect(p.DeletionTimestamp).To(BeNil(), "pod %s is stopping", p.Name)
-				g.Expect(replaced && before[p.Name]).To(BeFalse(), "pod %s is replaced", p.Name)
-			}
-		}).Should(Succeed())
-		framework.ExpectNoFailedRequests(what, map[string]*framework.Prober{"the Service": svc, "the gateway": gw}, 50)
-	}
-	update := func(obj client.Object, change func()) {
-		GinkgoHelper()
-		Eventually(func() error {
-			if err := k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-				return err
-			}
-			change()
-			return k8s.Update(ctx, obj)
-		}).Should(Succeed())
-	}
-	webApp := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	BeforeAll(func() { webApp.Namespace = ns })
+	var shop *zeroDowntimeShop
+	BeforeAll(func() { shop = newZeroDowntimeShop("e2e-zd-", "zd.e2e.example") })
 
 	It("deletes a pod: both paths stop sending it requests within the default pause", func() {
 		var victim string
 		var deleted time.Time
-		disrupt("a pod deleted", 3, false, func() {
-			p := pods()[0]
+		shop.disrupt("a pod deleted", 3, false, func() {
+			p := shop.pods()[0]
 			victim = p.Name
-			Eventually(func() []time.Time { return []time.Time{svc.LastServed(victim), gw.LastServed(victim)} }).
+			Eventually(func() []time.Time { return []time.Time{shop.svc.LastServed(victim), shop.gw.LastServed(victim)} }).
 				ShouldNot(ContainElement(BeZero()), "both paths send the pod requests before it stops")
 			deleted = time.Now()
 			Expect(k8s.Delete(ctx, &p)).To(Succeed())
 		})
-		for path, p := range map[string]*framework.Prober{"the Service (kube-proxy)": svc, "the gateway (Traefik)": gw} {
+		paths := map[string]*framework.Prober{"the Service (kube-proxy)": shop.svc, "the gateway (Traefik)": shop.gw}
+		for path, p := range paths {
 			after := max(0, p.LastServed(victim).Sub(deleted)).Round(time.Millisecond)
 			AddReportEntry("a stopping pod's last request through "+path, after.String())
 			By(fmt.Sprintf("%s sent the stopping pod its last request %v after its deletion", path, after))
@@ -225,29 +153,76 @@ var _ = Describe("Zero downtime by default", Ordered, ContinueOnFailure, func() 
 	})
 
 	It("changes the image", func() {
-		disrupt("an image change", 3, true, func() { update(webApp, func() { webApp.Spec.Image = demoImage + ":v2" }) })
+		wa := shop.webApp()
+		shop.disrupt("an image change", 3, true, func() { updateObject(wa, func() { wa.Spec.Image = demoImage + ":v2" }) })
 	})
 
 	It("changes the ConfigMap the pods read through envFrom", func() {
-		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop-config"}}
-		disrupt("a ConfigMap change", 3, true, func() { update(cm, func() { cm.Data["GREETING"] = "bonjour" }) })
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: shop.ns, Name: "shop-config"}}
+		shop.disrupt("a ConfigMap change", 3, true, func() { updateObject(cm, func() { cm.Data["GREETING"] = "bonjour" }) })
 	})
 
 	It("changes the Secret the pods read through envFrom", func() {
-		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop-secret"}}
-		disrupt("a Secret change", 3, true, func() { update(secret, func() { secret.Data["TOKEN"] = []byte("two") }) })
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: shop.ns, Name: "shop-secret"}}
+		shop.disrupt("a Secret change", 3, true, func() {
+			updateObject(secret, func() { secret.Data["TOKEN"] = []byte("two") })
+		})
 	})
 
 	It("restarts the pods as kubectl rollout restart does", func() {
-		disrupt("kubectl rollout restart", 3, true, func() {
-			out, err := exec.Command(kubectl, "-n", ns, "rollout", "restart", "deployment/"+name).CombinedOutput()
+		shop.disrupt("kubectl rollout restart", 3, true, func() {
+			out, err := exec.Command(kubectl, "-n", shop.ns, "rollout", "restart", "deployment/"+zdName).CombinedOutput()
 			Expect(err).NotTo(HaveOccurred(), "%s", out)
 		})
 	})
 
+	It("drains every pod through the eviction API, as kubectl drain does, within the budget", func() {
+		refused := 0
+		shop.disrupt("every pod evicted", 3, true, func() {
+			var mu sync.Mutex
+			var wg sync.WaitGroup
+			for _, p := range shop.pods() {
+				wg.Add(1)
+				go func() {
+					defer GinkgoRecover()
+					defer wg.Done()
+					// kubectl drain retries an eviction the budget refuses until it is granted
+					Eventually(func() error {
+						err := k8s.SubResource("eviction").Create(ctx, &p, &policyv1.Eviction{
+							ObjectMeta: metav1.ObjectMeta{Namespace: shop.ns, Name: p.Name}})
+						if apierrors.IsTooManyRequests(err) {
+							mu.Lock()
+							refused++
+							mu.Unlock()
+						}
+						return err
+					}).WithPolling(time.Second).Should(Succeed())
+				}()
+			}
+			wg.Wait()
+		})
+		Expect(refused).To(BeNumerically(">", 0), "the budget held some evictions back")
+	})
+
+	It("scales down", func() {
+		wa := shop.webApp()
+		shop.disrupt("a scale-down from 3 to 1", 1, false, func() {
+			updateObject(wa, func() { wa.Spec.Replicas = ptr.To[int32](1) })
+		})
+	})
+})
+
+// The same WebApp through a rollout during which the operator's pod is killed three times. Serial:
+// killing the operator would stall the WebApps of the specs running beside it, and the suite's
+// other Serial containers count the operator's pods.
+var _ = Describe("Zero downtime by default, the operator killed", Ordered, Serial, func() {
+	var shop *zeroDowntimeShop
+	BeforeAll(func() { shop = newZeroDowntimeShop("e2e-zd-kill-", "zd-kill.e2e.example") })
+
 	It("rolls out a new image while the operator pod is killed again and again", func() {
-		disrupt("an image change, the operator killed three times", 3, true, func() {
-			update(webApp, func() { webApp.Spec.Image = demoImage + ":v1" })
+		wa := shop.webApp()
+		shop.disrupt("an image change, the operator killed three times", 3, true, func() {
+			updateObject(wa, func() { wa.Spec.Image = demoImage + ":v2" })
 			for range 3 {
 				Eventually(func(g Gomega) {
 					list := &corev1.PodList{}
@@ -266,41 +241,102 @@ var _ = Describe("Zero downtime by default", Ordered, ContinueOnFailure, func() 
 			}
 		})
 	})
-
-	It("drains every pod through the eviction API, as kubectl drain does, within the budget", func() {
-		refused := 0
-		disrupt("every pod evicted", 3, true, func() {
-			var mu sync.Mutex
-			var wg sync.WaitGroup
-			for _, p := range pods() {
-				wg.Add(1)
-				go func() {
-					defer GinkgoRecover()
-					defer wg.Done()
-					// kubectl drain retries an eviction the budget refuses until it is granted
-					Eventually(func() error {
-						err := k8s.SubResource("eviction").Create(ctx, &p, &policyv1.Eviction{
-							ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: p.Name}})
-						if apierrors.IsTooManyRequests(err) {
-							mu.Lock()
-							refused++
-							mu.Unlock()
-						}
-						return err
-					}).WithPolling(time.Second).Should(Succeed())
-				}()
-			}
-			wg.Wait()
-		})
-		Expect(refused).To(BeNumerically(">", 0), "the budget held some evictions back")
-	})
-
-	It("scales down", func() {
-		disrupt("a scale-down from 3 to 1", 1, false, func() {
-			update(webApp, func() { webApp.Spec.Replicas = ptr.To[int32](1) })
-		})
-	})
 })
+
+const zdName = "shop"
+
+var zdPods = client.MatchingLabels{"app.kubernetes.io/instance": zdName}
+
+// zeroDowntimeShop is the README's example as a Zero downtime container runs it: three replicas
+// with no lifecycle or strategy settings, configuration read through envFrom, and a route on the
+// gateway. svc and gw are the probers of the disruption running, on its Service and on its route.
+type zeroDowntimeShop struct {
+	ns, host string
+	svc, gw  *framework.Prober
+}
+
+// newZeroDowntimeShop creates the shop in a namespace of its own, removed after the container, and
+// waits until it is Ready through the gateway at host.
+func newZeroDowntimeShop(prefix, host string) *zeroDowntimeShop {
+	GinkgoHelper()
+	s := &zeroDowntimeShop{ns: gatewayNamespace(prefix), host: host}
+	Eventually(func() error {
+		return k8s.Get(ctx, client.ObjectKey{Namespace: s.ns, Name: "default"}, &corev1.ServiceAccount{})
+	}).Should(Succeed())
+	Expect(k8s.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: "shop-config"},
+		Data: map[string]string{"GREETING": "hello"}})).To(Succeed())
+	Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: "shop-secret"},
+		StringData: map[string]string{"TOKEN": "one"}})).To(Succeed())
+	Expect(k8s.Create(ctx, &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: zdName},
+		Spec: webappv1.WebAppSpec{Image: demoImage + ":v1", Replicas: ptr.To[int32](3),
+			HealthCheck: &webappv1.HealthCheck{Path: "/healthz"},
+			EnvFrom: []webappv1.EnvFromSource{
+				{ConfigMapRef: &webappv1.ObjectReference{Name: "shop-config"}},
+				{SecretRef: &webappv1.ObjectReference{Name: "shop-secret"}}},
+			Route: framework.GatewayRoute(host)}})).To(Succeed())
+	expectReadyAt(s.ns, zdName, status.ReasonRoutePending, "http://"+host+"/")
+	return s
+}
+
+// webApp is a WebApp to update the shop through.
+func (s *zeroDowntimeShop) webApp() *webappv1.WebApp {
+	return &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: zdName}}
+}
+
+// pods are the shop's pods, stopping ones included.
+func (s *zeroDowntimeShop) pods() []corev1.Pod {
+	GinkgoHelper()
+	list := &corev1.PodList{}
+	Expect(k8s.List(ctx, list, client.InNamespace(s.ns), zdPods)).To(Succeed())
+	return list.Items
+}
+
+// disrupt runs act with a prober on the Service and one on the gateway route, waits until the
+// WebApp is Ready with replicas pods, none stopping and, when replaced, none of those before, and
+// requires no failed request on either path. act and the spec after it read the probers (svc, gw).
+func (s *zeroDowntimeShop) disrupt(what string, replicas int32, replaced bool, act func()) {
+	GinkgoHelper()
+	By(what)
+	var err error
+	s.svc, err = framework.StartProber(nodeHTTP, shopURL(s.ns)+"/", 20*time.Millisecond)
+	Expect(err).NotTo(HaveOccurred())
+	s.gw, err = framework.StartProberHost(nodeHTTP, framework.GatewayURL+"/", s.host, 20*time.Millisecond)
+	Expect(err).NotTo(HaveOccurred())
+	before := map[string]bool{}
+	for _, p := range s.pods() {
+		before[p.Name] = true
+	}
+	act()
+	Eventually(func(g Gomega) {
+		wa := &webappv1.WebApp{}
+		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: s.ns, Name: zdName}, wa)).To(Succeed())
+		c := meta.FindStatusCondition(wa.Status.Conditions, webappv1.ConditionReady)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.ObservedGeneration).To(Equal(wa.Generation))
+		g.Expect(c.Status).To(Equal(metav1.ConditionTrue), "%s: %s", c.Reason, c.Message)
+		g.Expect(wa.Status.AvailableReplicas).To(Equal(replicas))
+		list := &corev1.PodList{}
+		g.Expect(k8s.List(ctx, list, client.InNamespace(s.ns), zdPods)).To(Succeed())
+		g.Expect(list.Items).To(HaveLen(int(replicas)), "stopping pods are gone")
+		for _, p := range list.Items {
+			g.Expect(p.DeletionTimestamp).To(BeNil(), "pod %s is stopping", p.Name)
+			g.Expect(replaced && before[p.Name]).To(BeFalse(), "pod %s is replaced", p.Name)
+		}
+	}).Should(Succeed())
+	framework.ExpectNoFailedRequests(what, map[string]*framework.Prober{"the Service": s.svc, "the gateway": s.gw}, 50)
+}
+
+// updateObject changes obj with change, on its latest version, retrying on conflicts.
+func updateObject(obj client.Object, change func()) {
+	GinkgoHelper()
+	Eventually(func() error {
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			return err
+		}
+		change()
+		return k8s.Update(ctx, obj)
+	}).Should(Succeed())
+}
 
 func isReady(p *corev1.Pod) bool {
 	for _, c := range p.Status.Conditions {

@@ -27,7 +27,8 @@ import (
 // Two replicas of the operator: the leader is deleted in the middle of a rollout; another replica must
 // take over within the lease time and converge, and two replicas must never write at once. The API server's
 // audit log (hack/local-cluster/templates/audit-policy.yaml) says which pod sent each write.
-var _ = Describe("Leader handover", Ordered, func() {
+// Serial: it scales the operator's Deployment and deletes its leader.
+var _ = Describe("Leader handover", Ordered, Serial, func() {
 	var (
 		ns, app string
 		pods    map[string]string // pod IP -> pod name

@@ -21,8 +21,9 @@ import (
 )
 
 // The specs run in order on one WebApp, like a user would: create, scale, update, break, recover
-// with the operator killed mid-rollout, delete.
-var _ = Describe("WebApp on a real node", Ordered, func() {
+// with the operator killed mid-rollout, delete. Serial: it kills the operator, and it requires the
+// one operator pod that no other container may be killing or adding to.
+var _ = Describe("WebApp on a real node", Ordered, Serial, func() {
 	const name = "web"
 	var key client.ObjectKey
 
