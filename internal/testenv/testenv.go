@@ -145,6 +145,11 @@ func start(env *envtest.Environment) (*Env, error) {
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		env.BinaryAssetsDirectory = newestCached("envtest", "k8s", "*")
 	}
+	// make test starts a control plane per package, several at once on a small machine: envtest's
+	// 20 s for kube-apiserver to become ready ran out on two busy cores in all five tries.
+	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") == "" && env.ControlPlaneStartTimeout == 0 {
+		env.ControlPlaneStartTimeout = 2 * time.Minute
+	}
 	cfg, err := env.Start()
 	if err != nil {
 		return nil, fmt.Errorf("start the envtest control plane (run `make test`, which builds it): %w", err)

@@ -58,6 +58,7 @@ func runBundle() {
 				"--use-http", "--timeout", "5m")
 			Expect(err).NotTo(HaveOccurred(), out)
 		}, expectRunning)
+		expectUpgradeSettled(ns)
 		expectMigrated(before)
 	})
 
@@ -137,6 +138,7 @@ func subscription() {
 				g.Expect(k8s.Update(ctx, sub)).To(Succeed())
 			}).Should(Succeed())
 		}, expectRunning)
+		expectUpgradeSettled(ns)
 		expectMigrated(before)
 		Eventually(func(g Gomega) {
 			sub := getSubscription(g, ns)

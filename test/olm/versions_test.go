@@ -10,6 +10,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -42,6 +43,35 @@ func expectCRD(served, stored []string) {
 		}
 		g.Expect(got).To(ConsistOf(served), "served versions")
 		g.Expect(crd.Status.StoredVersions).To(Equal(stored), "status.storedVersions")
+	}).Should(Succeed())
+}
+
+// expectUpgradeSettled waits until OLM v0 has finished upgrading the operator of ns: the latest
+// InstallPlan of its Subscription is Complete, and the CRD's conversion calls the operator's Service
+// in ns with OLM's CA. Until then WebApps may not read: the catalog operator applies the bundle's CRD as it is
+// (its webhook names the Service in webapp-operator-system) and retries that step until the webhook
+// answers, so the step's last try undoes OLM's rewrite, which OLM makes again when it next checks
+// the CSV. The apps keep serving meanwhile (upgradeKeepsServing).
+func expectUpgradeSettled(ns string) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		var subs operatorsv1alpha1.SubscriptionList
+		g.Expect(k8s.List(ctx, &subs, client.InNamespace(ns))).To(Succeed())
+		g.Expect(subs.Items).To(HaveLen(1))
+		sub := subs.Items[0]
+		g.Expect(sub.Status.InstallPlanRef).NotTo(BeNil())
+		var plan operatorsv1alpha1.InstallPlan
+		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: sub.Status.InstallPlanRef.Name}, &plan)).To(Succeed())
+		g.Expect(plan.Status.Phase).To(Equal(operatorsv1alpha1.InstallPlanPhaseComplete), "InstallPlan %s", plan.Name)
+		var crd apiextensionsv1.CustomResourceDefinition
+		g.Expect(k8s.Get(ctx, client.ObjectKey{Name: crdName}, &crd)).To(Succeed())
+		g.Expect(crd.Spec.Conversion).NotTo(BeNil())
+		g.Expect(crd.Spec.Conversion.Webhook).NotTo(BeNil())
+		cc := crd.Spec.Conversion.Webhook.ClientConfig
+		g.Expect(cc).NotTo(BeNil())
+		g.Expect(cc.Service).NotTo(BeNil())
+		g.Expect(cc.Service.Namespace).To(Equal(ns), "the conversion calls the Service of the operator in %s", ns)
+		g.Expect(cc.CABundle).NotTo(BeEmpty())
 	}).Should(Succeed())
 }
 
