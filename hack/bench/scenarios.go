@@ -90,7 +90,9 @@ type runResult struct {
 	Spec                                          runSpec
 	Create, Steady, Resync, Update, Scale, Delete phase
 	// Scaled: the run has a scale scenario (its WebApps have no autoscaler, which would own the replicas).
-	Scaled                bool
+	Scaled bool
+	// LiveHeap is the operator's live heap after the steady window (liveHeap), 0 when unread.
+	LiveHeap              uint64
 	LoadBefore, LoadAfter string
 	Wall                  time.Duration
 	Err                   error
@@ -222,6 +224,9 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 	// steady state's CPU. Nothing changed in the window, so the cache holds what create left.
 	if path := heapProfile(h.opts.StateDir, tag, "after-steady"); op.saveHeap(path) == nil {
 		step("[%s]    heap profile after create and steady state: %s", tag, path)
+		if res.LiveHeap, err = op.liveHeap(); err == nil {
+			step("[%s]    live heap: %s, %s per WebApp", tag, heapMiB(res.LiveHeap), perWebApp(res.LiveHeap, spec.N))
+		}
 	}
 
 	// 2b. forced resync: a restarted operator reconciles every WebApp from scratch.
