@@ -34,11 +34,21 @@ type ownedDigest struct {
 // server and decides again. Only a held or pinned template needs it (DesiredDeployment).
 var ErrLiveTemplateNeeded = errors.New("deciding the Deployment needs its live pod template, which the cache does not keep")
 
-// digestOf is the SHA-256 of ac's JSON. Apply configurations omit what is unset, json sorts map keys,
-// and a quantity marshals to its canonical form, as the API server stores it: so two configurations
-// have the same digest exactly when they carry the same fields (1000m and 1 alike).
-func digestOf(ac runtime.ApplyConfiguration) (string, error) {
-	data, err := json.Marshal(ac)
+// digestOf is the SHA-256 of ac as the kind's Go type T reads it. Apply configurations omit what is
+// unset, json sorts map keys, and a quantity marshals to its canonical form, as the API server stores
+// it (1000m and 1 alike). Read through T, a zero that T drops (minReadySeconds: 0, readOnly: false)
+// is the field left unset, as it is for the API server: so the desired object that sets such a zero
+// and the owned fields extracted from a live object, where T has dropped it, agree.
+func (k kind[T, AC]) digestOf(ac runtime.ApplyConfiguration) (string, error) {
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ac)
+	if err != nil {
+		return "", err
+	}
+	t := k.newObj()
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, t); err != nil {
+		return "", err
+	}
+	data, err := json.Marshal(t)
 	if err != nil {
 		return "", err
 	}

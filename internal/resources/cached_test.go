@@ -15,7 +15,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -161,27 +160,16 @@ func TestTrimmedChildSeesDriftInEveryOwnedField(t *testing.T) {
 	if len(deployments) < 100 || len(services) < 100 {
 		t.Fatalf("the corpus has %d Deployments and %d Services", len(deployments), len(services))
 	}
-	var notUpToDate []string
 	check := func(t *testing.T, child resources.Child, desired runtime.ApplyConfiguration) {
 		u, set := applied(t, desired)
 		whole := typed(t, u, child.New())
-		owned, err := child.Owned(whole)
-		if err != nil {
-			t.Fatal(err)
+		// Up to date, whole or trimmed, including the children whose desired object sets a zero
+		// that the Go type drops (minReadySeconds: 0): the API server's objects have dropped it too.
+		if !child.UpToDate(whole, desired) {
+			t.Fatalf("%s %s: the whole live object is not up to date", child.Kind(), whole.GetName())
 		}
-		// As Semantic.DeepEqual of the owned fields says, which the no-op check read before the
-		// digest. It says no of a few: a zero the desired object sets (minReadySeconds: 0) and the
-		// Go type drops.
-		want := equality.Semantic.DeepEqual(owned, desired)
-		if got := child.UpToDate(whole, desired); got != want {
-			t.Fatalf("%s %s: the whole live object is up to date: %v, want %v", child.Kind(), whole.GetName(), got, want)
-		}
-		if got := child.UpToDate(trim(t, child, whole), desired); got != want {
-			t.Fatalf("%s %s: the trimmed live object is up to date: %v, want %v", child.Kind(), whole.GetName(), got, want)
-		}
-		if !want {
-			notUpToDate = append(notUpToDate, child.Kind()+" "+whole.GetName())
-			return
+		if !child.UpToDate(trim(t, child, whole), desired) {
+			t.Fatalf("%s %s: the trimmed live object is not up to date", child.Kind(), whole.GetName())
 		}
 		set.Leaves().Iterate(func(path fieldpath.Path) {
 			drifted := runtime.DeepCopyJSON(u)
@@ -204,10 +192,6 @@ func TestTrimmedChildSeesDriftInEveryOwnedField(t *testing.T) {
 	}
 	for _, s := range services {
 		check(t, resources.Service, s)
-	}
-	t.Logf("%d of %d children are never up to date: %v", len(notUpToDate), len(deployments)+len(services), notUpToDate)
-	if len(notUpToDate) > len(deployments)/4 {
-		t.Errorf("too few children to check")
 	}
 }
 

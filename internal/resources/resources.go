@@ -112,7 +112,7 @@ func (k kind[T, AC]) Owned(live client.Object) (runtime.ApplyConfiguration, erro
 }
 
 func (k kind[T, AC]) UpToDate(live client.Object, desired runtime.ApplyConfiguration) bool {
-	want, err := digestOf(desired)
+	want, err := k.digestOf(desired)
 	if err != nil {
 		return false
 	}
@@ -123,7 +123,7 @@ func (k kind[T, AC]) UpToDate(live client.Object, desired runtime.ApplyConfigura
 	if err != nil {
 		return false
 	}
-	have, err := digestOf(owned)
+	have, err := k.digestOf(owned)
 	return err == nil && have == want
 }
 
@@ -151,7 +151,7 @@ func (k kind[T, AC]) digest(live T) (metav1.ManagedFieldsEntry, error) {
 	if err != nil {
 		return metav1.ManagedFieldsEntry{}, err
 	}
-	sum, err := digestOf(owned)
+	sum, err := k.digestOf(owned)
 	if err != nil {
 		return metav1.ManagedFieldsEntry{}, err
 	}
