@@ -8,6 +8,7 @@
 package fairqueue
 
 import (
+	"maps"
 	"slices"
 	"sync"
 
@@ -87,10 +88,25 @@ func (o *order) Pop() reconcile.Request {
 			o.mu.Lock()
 			delete(o.next, item)
 			o.mu.Unlock()
+			if o.Len() == 0 {
+				o.shrink()
+			}
 			return item
 		}
 	}
 	return reconcile.Request{} // the work queue pops only when Len is above 0
+}
+
+// shrink lets go of what a backlog grew: Go's maps keep their buckets when emptied, and a turn its
+// array. Called when nothing is queued, so only next, the adds of items in process, is kept.
+func (o *order) shrink() {
+	o.in = map[reconcile.Request]band{}
+	for b := range o.rounds {
+		o.rounds[b] = rounds{queues: map[string][]reconcile.Request{}}
+	}
+	o.mu.Lock()
+	o.next = maps.Clone(o.next)
+	o.mu.Unlock()
 }
 
 // Len is the number of queued items.

@@ -2,6 +2,7 @@ package fairqueue
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -126,5 +127,26 @@ func TestDelayedAdds(t *testing.T) {
 	}
 	if n := q.NumRequeues(req("a", "retried")); n != 1 {
 		t.Errorf("NumRequeues = %d, want 1", n)
+	}
+}
+
+// A drained queue lets go of its backlog's maps (Go's maps keep their buckets when emptied): its
+// index of queued items is a new map, and it serves on.
+func TestDrainedQueueShrinks(t *testing.T) {
+	q := newQueue(t)
+	for i := range 1000 {
+		q.Add(req(fmt.Sprintf("ns-%d", i%4), fmt.Sprint(i)))
+	}
+	grown := reflect.ValueOf(q.order.in).UnsafePointer()
+	drain(q)
+	if reflect.ValueOf(q.order.in).UnsafePointer() == grown {
+		t.Error("the drained order keeps the map its backlog grew")
+	}
+	if n := len(q.order.in) + len(q.order.rounds[first].turn) + len(q.order.rounds[first].queues); n != 0 {
+		t.Fatalf("a drained order holds %d entries", n)
+	}
+	q.Add(req("a", "1"))
+	if got := drain(q); fmt.Sprint(got) != "[a/1]" {
+		t.Errorf("served %v after draining, want [a/1]", got)
 	}
 }
