@@ -46,7 +46,7 @@ func (q *Queue) AddWithOpts(o priorityqueue.AddOpts, items ...reconcile.Request)
 			}
 		}
 		if after > 0 {
-			q.TypedRateLimitingInterface.AddAfter(item, after)
+			q.AddAfter(item, after)
 			continue
 		}
 		b := first
