@@ -99,7 +99,18 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 })
 
+// OLM v0 never deletes a CRD. The last install's CRD keeps its conversion webhook wired, by OLM's
+// field managers, to a Service in a namespace this suite deleted: v1alpha1 reads fail, and the plain
+// manifests' server-side apply (make deploy, test-e2e's next step) conflicts with those managers. So the
+// suite leaves the cluster without it, as it found it.
 var _ = AfterSuite(func() {
+	if k8s != nil {
+		crd := &metav1.PartialObjectMetadata{}
+		crd.SetGroupVersionKind(crdGVK)
+		crd.SetName(webappsCRD)
+		Expect(client.IgnoreNotFound(k8s.Delete(ctx, crd))).To(Succeed())
+		Eventually(func() bool { return gone(crd) }).Should(BeTrue())
+	}
 	if cancel != nil {
 		cancel()
 	}
