@@ -18,7 +18,11 @@ snapshot=$(mktemp /tmp/ci-e2e-host.XXXXXX)
 
 finish() {
   local rc=$?
-  trap - EXIT INT TERM
+  # ignored, not reset: .ci/run stops this step by signalling its whole process group, which
+  # includes the teardown (its children inherit the ignored signals); killed halfway, it once
+  # left the cluster running after a failed job
+  trap - EXIT
+  trap '' INT TERM
   log "taking the cluster down"
   hack/local-cluster.sh down || rc=1
   if hack/host-snapshot.sh check "$snapshot"; then rm -f "$snapshot"; else rc=1; fi

@@ -4,14 +4,17 @@
 #   hack/olm.sh build            build OLM, opm, grpc_health_probe from the Go module proxy (cached) and
 #                                fetch a static busybox from Debian; no cluster needed
 #   hack/olm.sh images           push every image the OLM tests need to the cluster's registry: OLM, opm,
-#                                busybox, scorecard-test, webapp-scorecard, the operator and bundles 0.1.0/0.2.0
+#                                busybox, scorecard-test, webapp-scorecard, the operator and bundles 0.2.0/0.3.0
 #   hack/olm.sh install          apply OLM's manifests (hack/olm/manifests, images rewritten to the local
 #                                registry) and wait until OLM is healthy;  `uninstall` removes it
-#   hack/olm.sh test             run test/olm (after images and install): catalogs v1 (0.1.0) and v2 (+0.2.0)
+#   hack/olm.sh test             run test/olm (after images and install): catalog v1 (stable: 0.2.0) and
+#                                v2 (stable: 0.2.0; stable-v1beta1, the default: 0.2.0 and 0.3.0)
 #   hack/olm.sh catalog-build IMAGE BUNDLE_VERSION...
+#   hack/olm.sh catalog-build IMAGE CHANNEL=BUNDLE_VERSION[,BUNDLE_VERSION...]...
 #                                render a file-based catalog (opm, basic template) of those bundle versions
-#                                on channel stable (each one replaces the previous and skips every older
-#                                version) and push it as IMAGE
+#                                on channel stable, or on each CHANNEL given (the last is the default), each
+#                                version replacing the one before it in its channel and skipping every
+#                                version since SKIP_RANGE_FROM, and push it as IMAGE
 #
 # Why so many images: OLM runs everything as pods. The catalog operator unpacks bundles with Jobs made of
 # the OLM image (cp, cpb), the bundle image and opm; catalogs are opm pods probed by grpc_health_probe;
@@ -44,13 +47,15 @@ OPERATOR_IMG_BASE=$REG/webapp-operator
 BUNDLE_IMG_BASE=${BUNDLE_IMG_BASE:-$REG/webapp-operator-bundle}   # catalog-build: where the bundles are
 DEMO_IMG_BASE=$REG/demoapp
 CATALOG_IMG_BASE=$REG/webapp-operator-catalog
-# the upgrade the tests exercise: the committed bundle's version, then a later one
-VERSIONS=${OLM_TEST_VERSIONS:-0.1.0 0.2.0}
-# The first version is built from this earlier commit, so that the upgrade is between two operators
-# that really differ: this one does not put kubectl's default-container annotation in pod templates,
-# so the second renders another template for every WebApp (the upgrade policy, docs/olm.md, keeps
-# it waiting). Empty: every version from the working tree.
-FIRST_VERSION_COMMIT=${OLM_FIRST_VERSION_COMMIT-5fc5f37cfe957ea56030f884e2391dd76ede39f4}
+# the upgrade the tests exercise: the last release, then the working tree's version
+VERSIONS=${OLM_TEST_VERSIONS:-0.2.0 0.3.0}
+# The first version is built from the commit of its release tag (v0.2.0: it serves and stores
+# v1alpha1 alone), so that the upgrade is the one users make: to a CRD whose storage version is
+# v1beta1, converted by the new operator's webhook. Empty: every version from the working tree.
+FIRST_VERSION_COMMIT=${OLM_FIRST_VERSION_COMMIT-50ec591f3bd8e7d8ff9f0a00030e763536a9690e}
+# every version since this one may upgrade straight to a later one (olm.skipRange), as the Makefile's
+# SKIP_RANGE_FROM says for releases
+SKIP_RANGE_FROM=${OLM_SKIP_RANGE_FROM:-0.1.0}
 OLM_TEST_ARGS=${OLM_TEST_ARGS:-}
 
 # near IMAGE CMD...: CMD in the node's namespace when IMAGE lives in the local registry, else on the host
@@ -173,11 +178,10 @@ source_of() {
 # bundle_dir VERSION DIR DIGEST SRC: `make bundle` for VERSION with the local images, in a copy of the
 # project (SRC's tracked files) so the working tree is left alone, then `make bundle-pinned` into
 # DIR/pinned with the operator image named by DIGEST. Each version after the first replaces the one
-# before it and skips every version since the first (olm.skipRange), as docs/olm.md describes for
-# releases.
+# before it and skips every version since SKIP_RANGE_FROM (olm.skipRange), as docs/olm.md describes
+# for releases.
 bundle_dir() {
-  local v=$1 d=$2 digest=$3 src=${4:-$REPO} first prev=""
-  first=${VERSIONS%% *}
+  local v=$1 d=$2 digest=$3 src=${4:-$REPO} prev=""
   for x in $VERSIONS; do [ "$x" = "$v" ] && break; prev=$x; done
   mkdir -p "$d"
   if [ "$src" = "$REPO" ]; then
@@ -187,32 +191,41 @@ bundle_dir() {
   fi
   ln -s "$REPO/bin" "$d/bin"
   make -s -C "$d" bundle VERSION="$v" IMG="$OPERATOR_IMG_BASE:v$v" SCORECARD_IMG="$WEBAPP_SCORECARD_IMG" \
-    REPLACES="$prev" SKIP_RANGE_FROM="$([ -n "$prev" ] && echo "$first")" LOCALBIN="$REPO/bin" >/dev/null 2>"$d/bundle.log" ||
+    REPLACES="$prev" SKIP_RANGE_FROM="$([ -n "$prev" ] && echo "$SKIP_RANGE_FROM")" LOCALBIN="$REPO/bin" >/dev/null 2>"$d/bundle.log" ||
     { cat "$d/bundle.log" >&2; die "make bundle VERSION=$v failed"; }
   make -s -C "$d" bundle-pinned IMG="$OPERATOR_IMG_BASE:v$v" IMG_DIGEST="$digest" PINNED_DIR="$d/pinned" \
     LOCALBIN="$REPO/bin" >/dev/null 2>"$d/bundle.log" || { cat "$d/bundle.log" >&2; die "make bundle-pinned VERSION=$v failed"; }
 }
 
-# catalog-build IMAGE VERSION...: a file-based catalog of those bundles, served by the opm image
+# catalog-build IMAGE VERSION... | IMAGE CHANNEL=VERSION[,VERSION...]...: a file-based catalog of those
+# bundles, served by the opm image. Plain versions make one channel, stable; otherwise each argument
+# is a channel, and the last one is the package's default.
 catalog_build() {
   local img=$1; shift
-  [ $# -gt 0 ] || die "usage: $0 catalog-build IMAGE BUNDLE_VERSION..."
+  [ $# -gt 0 ] || die "usage: $0 catalog-build IMAGE BUNDLE_VERSION... | IMAGE CHANNEL=BUNDLE_VERSION[,...]..."
+  local channels=() arg
+  if [ "${1#*=}" = "$1" ]; then channels=("stable=$(IFS=,; echo "$*")"); else channels=("$@"); fi
   build
   local w; w=$(mktemp -d); trap 'rm -rf "$w"' RETURN
-  local first=$1 prev="" v
+  local channel versions prev v all=()
   {
     printf 'schema: olm.template.basic\nentries:\n'
-    printf -- '- schema: olm.package\n  name: webapp-operator\n  defaultChannel: stable\n'
-    printf -- '- schema: olm.channel\n  package: webapp-operator\n  name: stable\n  entries:\n'
-    for v in "$@"; do
-      printf -- '  - name: webapp-operator.v%s\n' "$v"
-      if [ -n "$prev" ]; then printf "    replaces: webapp-operator.v%s\n    skipRange: '>=%s <%s'\n" "$prev" "$first" "$v"; fi
-      prev=$v
+    printf -- '- schema: olm.package\n  name: webapp-operator\n  defaultChannel: %s\n' "${channels[-1]%%=*}"
+    for arg in "${channels[@]}"; do
+      channel=${arg%%=*} versions=${arg#*=} prev=""
+      [ "$channel" != "$arg" ] || die "catalog-build: $arg is not CHANNEL=VERSION[,VERSION...]"
+      printf -- '- schema: olm.channel\n  package: webapp-operator\n  name: %s\n  entries:\n' "$channel"
+      for v in ${versions//,/ }; do
+        printf -- '  - name: webapp-operator.v%s\n' "$v"
+        if [ -n "$prev" ]; then printf "    replaces: webapp-operator.v%s\n    skipRange: '>=%s <%s'\n" "$prev" "$SKIP_RANGE_FROM" "$v"; fi
+        prev=$v
+        [[ " ${all[*]} " = *" $v "* ]] || all+=("$v")
+      done
     done
   } >"$w/template.yaml"
   # the catalog names each bundle by digest, as a release catalog does: what was tested is what installs
   go build -o bin/mkimage ./hack/mkimage
-  for v in "$@"; do
+  for v in "${all[@]}"; do
     printf -- '- schema: olm.bundle\n  image: %s@%s\n' "$BUNDLE_IMG_BASE" "$(near "$BUNDLE_IMG_BASE" bin/mkimage digest "$BUNDLE_IMG_BASE:v$v")"
   done >>"$w/template.yaml"
   rootfs "$w/root"
@@ -231,7 +244,7 @@ catalog_build() {
   chown -R 1001:1001 "$w/root/tmp/cache"
   near "$img" bin/mkimage rootfs -dir "$w/root" -entrypoint '["/bin/opm"]' -cmd '["serve","/configs","--cache-dir=/tmp/cache"]' \
     -user 1001 -env PATH=/bin -label operators.operatorframework.io.index.configs.v1=/configs -push -tag "$img" >/dev/null
-  log "pushed catalog $img: webapp-operator $* on channel stable"
+  log "pushed catalog $img: webapp-operator ${channels[*]} (default ${channels[-1]%%=*})"
   [ "${img#"$REG"/}" = "$img" ] || hack/local-cluster.sh forget-images "$img"
 }
 
@@ -280,9 +293,13 @@ scratch_home() {
 
 # test: the OLM suite (test/olm), inside the node's namespace where the registry, the API server and
 # ClusterIPs are reachable; `images` and `install` first (make test-olm does)
+# Catalog v2 keeps stable as v1 has it and adds the new version on a new default channel: an
+# OwnNamespace install subscribed to stable never meets a bundle whose conversion webhook its
+# OperatorGroup refuses (docs/olm.md).
 run_tests() {
-  catalog_build "$CATALOG_IMG_BASE:v1" ${VERSIONS% *}
-  catalog_build "$CATALOG_IMG_BASE:v2" $VERSIONS
+  local old=${VERSIONS% *}
+  catalog_build "$CATALOG_IMG_BASE:v1" "stable=$old"
+  catalog_build "$CATALOG_IMG_BASE:v2" "stable=$old" "stable-v1beta1=${VERSIONS// /,}"
   go test -c -o bin/olm.test ./test/olm
   local v
   for v in $IMAGE_VARS; do export "$v"; done
@@ -315,5 +332,5 @@ case "${1:-}" in
     for v in $IMAGE_VARS; do
       echo "export $v=${!v}"
     done ;;
-  *) sed -n '2,16p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,19p' "$0" >&2; exit 2 ;;
 esac

@@ -115,15 +115,17 @@ uninstall() {
 }
 
 # test: test/olm's OLM v1 specs, inside the node's namespace; the catalogs are hack/olm.sh's
+# (the same two as test-olm: v1 has 0.2.0 on stable; v2 adds 0.3.0 on the new default channel
+# stable-v1beta1, whose upgrade edge a ClusterExtension without a channel follows)
 run_tests() {
-  local v
-  hack/olm.sh catalog-build "$REG/webapp-operator-catalog:v1" ${OLM_TEST_VERSIONS:-0.1.0}
-  hack/olm.sh catalog-build "$REG/webapp-operator-catalog:v2" ${OLM_TEST_VERSIONS:-0.1.0 0.2.0}
+  local v versions=${OLM_TEST_VERSIONS:-0.2.0 0.3.0}
+  hack/olm.sh catalog-build "$REG/webapp-operator-catalog:v1" "stable=${versions% *}"
+  hack/olm.sh catalog-build "$REG/webapp-operator-catalog:v2" "stable=${versions% *}" "stable-v1beta1=${versions// /,}"
   go test -c -o bin/olm.test ./test/olm
   eval "$(hack/olm.sh env)"
   export CATALOG_V1_IMG=$REG/webapp-operator-catalog:v1 CATALOG_V2_IMG=$REG/webapp-operator-catalog:v2 BUNDLE_DIR=$REPO/bundle
   OPERATOR_IMGS=""
-  for v in ${OLM_TEST_VERSIONS:-0.1.0 0.2.0}; do
+  for v in $versions; do
     OPERATOR_IMGS="$OPERATOR_IMGS $v=$OPERATOR_IMG_BASE@$(innet bin/mkimage digest "$OPERATOR_IMG_BASE:v$v")"
   done
   export OPERATOR_IMGS KUBECTL KUBECONFIG=${LOCAL_CLUSTER_NODE_KUBECONFIG:-$REPO/.cache/local-cluster/etc/kubernetes/admin-node.kubeconfig}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # hack/verify-deploy-configs.sh: config/default-secret-rollouts must render exactly what config/default
-# renders with `../secret-rollouts` uncommented under `components`: the two documented ways to turn
-# Secret rollouts on for `make deploy` give the same objects. Compares them as sets of objects.
+# renders with `../secret-rollouts` uncommented in its `components` list (after ../webhook): the two
+# documented ways to turn Secret rollouts on for `make deploy` give the same objects. Compares them as
+# sets of objects.
 set -euo pipefail
 LOG_PREFIX=verify-deploy-configs
 . "$(dirname "$0")/lib.sh"
@@ -10,8 +11,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 cp -r "$REPO/config" "$tmp/config"
-sed -i -e 's|^#components:$|components:|' -e 's|^#- \.\./secret-rollouts$|- ../secret-rollouts|' \
-  "$tmp/config/default/kustomization.yaml"
+grep -q '^components:$' "$tmp/config/default/kustomization.yaml" ||
+  die "config/default has no components list, which the commented ../secret-rollouts line belongs to"
+sed -i -e 's|^#- \.\./secret-rollouts$|- ../secret-rollouts|' "$tmp/config/default/kustomization.yaml"
 grep -q '^- \.\./secret-rollouts$' "$tmp/config/default/kustomization.yaml" ||
   die "config/default no longer has the commented ../secret-rollouts component this check uncomments"
 
@@ -25,3 +27,10 @@ diff -u "$tmp/uncommented" "$tmp/overlay" >&2 ||
 objects "$REPO/config/default" >"$tmp/default"
 ! grep -q SECRET_ROLLOUTS "$tmp/default" || die "config/default turns Secret rollouts on: they are off by default"
 log "config/default-secret-rollouts = config/default + ../secret-rollouts; config/default leaves them off"
+# Both versions are served with different schemas: every install of the CRD must convert through the
+# webhook, since `strategy: None` (the default when conversion is unset) silently prunes fields.
+for c in crd default default-secret-rollouts; do
+  crd=$("$kustomize" build "$REPO/config/$c" | awk 'BEGIN { RS = "\n---\n" } /\nkind: CustomResourceDefinition\n/')
+  grep -q '^    strategy: Webhook$' <<<"$crd" || die "config/$c installs the WebApp CRD without conversion.strategy: Webhook"
+done
+log "config/crd, config/default and config/default-secret-rollouts install the CRD with a conversion webhook"

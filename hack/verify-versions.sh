@@ -40,8 +40,14 @@ PINS
 names=$(sed -n 's/^\([A-Z0-9_]*_VERSION\)=.*/\1/p' hack/versions.env)
 files=$(git ls-files --cached --others --exclude-standard | grep -v -E \
   '(^|/)go\.(mod|sum)$|^go\.work\.sum$|^hack/versions\.env$|^hack/olm/manifests/|^docs/performance\.md$|^bundle/|^bundle\.Dockerfile$|^config/crd/bases/|^hack/crdify/release-.*\.yaml$')
+# the operator's own version (the Makefile's VERSION) is written wherever a release is named
+own=v$(sed -n 's/^VERSION ?= //p' Makefile)
 for name in $names; do
   value=${!name}
+  if [ "$value" = "$own" ]; then
+    log "$name=$value is also the operator's own version: its spellings elsewhere are not checked"
+    continue
+  fi
   # digits around it make another version (v1.37.20, 11.37.2); a leading v is optional, except for a
   # version that reads like one of the operator's own releases (0.3.0), which docs and tests name
   re=${value#v}; re=${re//./\\.}; re=${re//+/\\+}

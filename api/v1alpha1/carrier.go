@@ -35,6 +35,11 @@ const (
 	// BetaCarrierAnnotation, on a v1alpha1 object, holds what its v1beta1 form says that v1alpha1
 	// has no field for.
 	BetaCarrierAnnotation = "conversion.webapp-operator.io/v1beta1"
+	// UndecodableAnnotation, on a WebApp that does not decode into its version's Go type (a looser
+	// CRD of an earlier release admitted it), holds its spec as written and that version, while it
+	// is read in another version, whose spec is then empty. The conversion webhook writes it and
+	// takes it back (internal/webhook); the operator reports such a WebApp Stalled.
+	UndecodableAnnotation = "conversion.webapp-operator.io/undecodable"
 )
 
 // alphaCarrier is what v1alpha1 says and v1beta1 cannot.

@@ -85,10 +85,12 @@ func TestConversionRoundTrip(t *testing.T) {
 }
 
 // serveBoth serves every version, without conversion: the API server only rewrites apiVersion,
-// which is all that admitting an object in its own version needs.
+// which is all that admitting an object in its own version needs. v1alpha1 objects come first, so
+// v1alpha1 is stored.
 func serveBoth(crd *apiextensionsv1.CustomResourceDefinition) {
 	for i := range crd.Spec.Versions {
 		crd.Spec.Versions[i].Served = true
+		crd.Spec.Versions[i].Storage = crd.Spec.Versions[i].Name == "v1alpha1"
 	}
 	crd.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.NoneConverter}
 }

@@ -443,7 +443,7 @@ type WebAppStatus struct {
 // WebApp runs a stateless HTTP service: the operator turns it into a Deployment and a
 // Service of the same name, keeps them in line and reports their health in status.
 // +kubebuilder:object:root=true
-// +kubebuilder:storageversion
+// +kubebuilder:deprecatedversion:warning="apps.webapp-operator.io/v1alpha1 WebApp is deprecated; use apps.webapp-operator.io/v1beta1"
 // +kubebuilder:subresource:status
 // +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
 // +kubebuilder:resource:shortName=wa,categories=all

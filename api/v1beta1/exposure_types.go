@@ -22,22 +22,26 @@ type Exposure struct {
 	// Service configures the Service that exposes the web app inside the cluster.
 	// +optional
 	// +kubebuilder:default={}
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Service"
 	Service Service `json:"service,omitempty"`
 
 	// Ingress, when set, exposes the WebApp outside the cluster through an Ingress of its hosts and
 	// paths; without it, the WebApp is reachable inside the cluster only, through its Service.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Ingress"
 	Ingress *Ingress `json:"ingress,omitempty"`
 
 	// Route, when set, exposes the WebApp outside the cluster through a Gateway API HTTPRoute of its
 	// host names and paths, attached to the Gateways it names; it may be set with ingress.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Route"
 	Route *Route `json:"route,omitempty"`
 
 	// NetworkPolicy, when set, has a NetworkPolicy admit connections to the pods only from the
 	// WebApp's namespace and the namespaces it lists (the ingress controller's, the gateway's), so
 	// that the rest of the cluster cannot reach the app around its front door.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Network Policy",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	NetworkPolicy *NetworkPolicy `json:"networkPolicy,omitempty"`
 }
 
@@ -58,6 +62,7 @@ type Service struct {
 	// Type is the Service type.
 	// +optional
 	// +kubebuilder:default=ClusterIP
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Service Type",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:ClusterIP","urn:alm:descriptor:com.tectonic.ui:select:NodePort","urn:alm:descriptor:com.tectonic.ui:select:LoadBalancer"}
 	Type ServiceType `json:"type,omitempty"`
 
 	// Ports are the ports the Service exposes, each a container port by name; http, the port the app
@@ -72,6 +77,7 @@ type Service struct {
 	// +kubebuilder:validation:XValidation:rule="self.exists(p, p.name == 'http')",message="the Service exposes http, the port the app serves on"
 	// +kubebuilder:validation:XValidation:rule="self.all(p, self.filter(q, q.port == p.port).size() == 1)",message="each Service port needs a number of its own"
 	// +kubebuilder:validation:XValidation:rule="self.all(p, !has(p.nodePort) || self.filter(q, has(q.nodePort) && q.nodePort == p.nodePort).size() == 1)",message="each nodePort is used once"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Service Ports"
 	Ports []ServicePort `json:"ports,omitempty"`
 }
 
@@ -83,12 +89,14 @@ type ServicePort struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=15
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Container Port Name",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Name string `json:"name"`
 
 	// Port is the number the Service listens on.
 	// +required
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=65535
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Service Port",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	Port int32 `json:"port"`
 
 	// NodePort pins the node port for NodePort and LoadBalancer Services. Left empty, Kubernetes
@@ -96,6 +104,7 @@ type ServicePort struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=30000
 	// +kubebuilder:validation:Maximum=32767
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Node Port",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	NodePort *int32 `json:"nodePort,omitempty"`
 }
 
@@ -108,6 +117,7 @@ type Ingress struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="!format.dns1123Subdomain().validate(self).hasValue()",message="must be a DNS subdomain name: lower case letters, digits, '-' and '.'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Ingress Class Name",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	ClassName string `json:"className,omitempty"`
 
 	// Hosts are the host names the Ingress serves, e.g. shop.example.com; "*.example.com" serves
@@ -119,6 +129,7 @@ type Ingress struct {
 	// +kubebuilder:validation:items:MaxLength=253
 	// +kubebuilder:validation:items:Pattern=`^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	// +kubebuilder:validation:items:XValidation:rule="!self.matches('^[0-9.]+$')",message="a host is a DNS name, not an IP address"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Hosts"
 	Hosts []string `json:"hosts"`
 
 	// Paths are the path prefixes routed to the WebApp ("/" when empty): each absolute, without
@@ -129,12 +140,14 @@ type Ingress struct {
 	// +kubebuilder:validation:items:MaxLength=1024
 	// +kubebuilder:validation:items:Pattern=`^/[^\s;{}]*$`
 	// +kubebuilder:validation:items:XValidation:rule="!self.contains('//') && !self.contains('/./') && !self.contains('/../') && !self.lowerAscii().contains('%2f') && !self.endsWith('/.') && !self.endsWith('/..')",message="a path has no '//', '/./', '/../' or '%2F', and does not end in '/.' or '/..'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Paths",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Paths []string `json:"paths,omitempty"`
 
 	// TLS terminates HTTPS for every host with the certificate of a Secret; status.url is then an
 	// https URL. With cert-manager, an annotation (cert-manager.io/cluster-issuer) has it issue that
 	// Secret.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="TLS"
 	TLS *IngressTLS `json:"tls,omitempty"`
 
 	// Annotations are set on the Ingress as they are, for the ingress controller (rewrites, timeouts,
@@ -142,6 +155,7 @@ type Ingress struct {
 	// +optional
 	// +kubebuilder:validation:MaxProperties=32
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !format.qualifiedName().validate(k.lowerAscii()).hasValue())",message="annotation keys must be qualified names: an optional DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', alphanumeric at both ends"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Ingress Annotations",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Annotations map[string]AnnotationValue `json:"annotations,omitempty"`
 }
 
@@ -152,6 +166,7 @@ type IngressTLS struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="!format.dns1123Subdomain().validate(self).hasValue()",message="must be a DNS subdomain name: lower case letters, digits, '-' and '.'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="TLS Secret",xDescriptors={"urn:alm:descriptor:io.kubernetes:Secret"}
 	SecretName string `json:"secretName"`
 }
 
@@ -172,6 +187,7 @@ type Route struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=32
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Parent Gateways"
 	ParentRefs []RouteParentRef `json:"parentRefs"`
 
 	// Hostnames are the host names the route serves, e.g. shop.example.com; "*.example.com" serves
@@ -185,6 +201,7 @@ type Route struct {
 	// +kubebuilder:validation:items:MaxLength=253
 	// +kubebuilder:validation:items:Pattern=`^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	// +kubebuilder:validation:items:XValidation:rule="!self.matches('^[0-9.]+$')",message="a host name is a DNS name, not an IP address"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Host Names"
 	Hostnames []string `json:"hostnames"`
 
 	// Paths are the path prefixes routed to the WebApp ("/" when empty): each absolute, of the
@@ -197,6 +214,7 @@ type Route struct {
 	// +kubebuilder:validation:items:MaxLength=1024
 	// +kubebuilder:validation:items:Pattern=`^/(?:[-A-Za-z0-9/._~!$&'()*+,;=:@]|[%][0-9a-fA-F]{2})*$`
 	// +kubebuilder:validation:items:XValidation:rule="!self.contains('//') && !self.contains('/./') && !self.contains('/../') && !self.lowerAscii().contains('%2f') && !self.endsWith('/.') && !self.endsWith('/..')",message="a path has no '//', '/./', '/../' or '%2F', and does not end in '/.' or '/..'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Route Paths",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Paths []string `json:"paths,omitempty"`
 }
 
@@ -209,6 +227,7 @@ type RouteParentRef struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="!format.dns1123Subdomain().validate(self).hasValue()",message="must be a DNS subdomain name: lower case letters, digits, '-' and '.'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Gateway",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Name string `json:"name"`
 
 	// Namespace is the Gateway's namespace; the WebApp's when empty. A Gateway elsewhere must allow
@@ -216,6 +235,7 @@ type RouteParentRef struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:XValidation:rule="!format.dns1123Label().validate(self).hasValue()",message="must be a namespace name: at most 63 lower case letters, digits and '-'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Gateway Namespace",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Namespace string `json:"namespace,omitempty"`
 
 	// SectionName is the Gateway listener to attach to (e.g. "web"); every listener that allows the
@@ -223,6 +243,7 @@ type RouteParentRef struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="!format.dns1123Subdomain().validate(self).hasValue()",message="must be a listener name: lower case letters, digits, '-' and '.'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Listener",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	SectionName string `json:"sectionName,omitempty"`
 }
 
@@ -232,6 +253,7 @@ type NetworkPolicy struct {
 	// SameNamespace lets every pod of the WebApp's namespace connect (true by default).
 	// +optional
 	// +kubebuilder:default=true
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Allow the Same Namespace",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	SameNamespace *bool `json:"sameNamespace,omitempty"`
 
 	// FromNamespaces lets every pod of these namespaces connect: the ingress controller's or the
@@ -242,5 +264,6 @@ type NetworkPolicy struct {
 	// +kubebuilder:validation:items:MinLength=1
 	// +kubebuilder:validation:items:MaxLength=63
 	// +kubebuilder:validation:items:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Allow From Namespaces",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	FromNamespaces []string `json:"fromNamespaces,omitempty"`
 }

@@ -15,8 +15,8 @@ limitations under the License.
 */
 
 // Package v1beta1 contains API Schema definitions for the apps v1beta1 API group: the WebApp grouped
-// by concern (docs/api-design.md). It is the hub of the conversion (api/v1alpha1 converts to and
-// from it) and is not served yet.
+// by concern (docs/api-design.md). It is the stored version, and the hub of the conversion
+// (api/v1alpha1 converts to and from it).
 // +kubebuilder:object:generate=true
 // +groupName=apps.webapp-operator.io
 package v1beta1

@@ -23,6 +23,7 @@ type Observability struct {
 	// Metrics, when set, has Prometheus (through the Prometheus Operator) scrape the app's metrics
 	// from the port and path it names.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Metrics"
 	Metrics *Metrics `json:"metrics,omitempty"`
 }
 
@@ -43,6 +44,7 @@ type Metrics struct {
 	// +kubebuilder:validation:MaxLength=15
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	// +kubebuilder:validation:XValidation:rule="type(self) != int || (self >= 1 && self <= 65535)",message="a port number is between 1 and 65535"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Metrics Port",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Port *intstr.IntOrString `json:"port,omitempty"`
 
 	// Path is the HTTP path of the metrics.
@@ -50,6 +52,7 @@ type Metrics struct {
 	// +kubebuilder:default="/metrics"
 	// +kubebuilder:validation:MaxLength=1024
 	// +kubebuilder:validation:Pattern=`^/[-A-Za-z0-9/._~!$&'()*+,;=:@%]*$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Metrics Path",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Path string `json:"path,omitempty"`
 
 	// Interval is how often Prometheus scrapes the app, a Prometheus duration such as 30s or 1m30s.
@@ -59,5 +62,6 @@ type Metrics struct {
 	// +kubebuilder:validation:MaxLength=16
 	// +kubebuilder:validation:Pattern=`^(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?$`
 	// +kubebuilder:validation:XValidation:rule="self.matches('[1-9]')",message="an interval is a Prometheus duration above zero, such as 30s or 1m30s"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Scrape Interval",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Interval string `json:"interval,omitempty"`
 }

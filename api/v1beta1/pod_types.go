@@ -33,6 +33,7 @@ type Pod struct {
 	// +kubebuilder:validation:MaxProperties=64
 	// +kubebuilder:validation:XValidation:rule="!('app.kubernetes.io/name' in self) && !('app.kubernetes.io/instance' in self) && !('app.kubernetes.io/managed-by' in self)",message="pod labels must not set the reserved labels app.kubernetes.io/name, app.kubernetes.io/instance or app.kubernetes.io/managed-by"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !format.qualifiedName().validate(k).hasValue())",message="pod label keys must be qualified names: an optional DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', alphanumeric at both ends"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Pod Labels",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Labels map[string]LabelValue `json:"labels,omitempty"`
 
 	// Annotations are extra annotations for the pods; webapp-operator.io/config-revision is reserved.
@@ -40,6 +41,7 @@ type Pod struct {
 	// +kubebuilder:validation:MaxProperties=64
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !format.qualifiedName().validate(k.lowerAscii()).hasValue())",message="pod annotation keys must be qualified names: an optional DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', alphanumeric at both ends"
 	// +kubebuilder:validation:XValidation:rule="!('webapp-operator.io/config-revision' in self)",message="pod annotations must not set webapp-operator.io/config-revision, which the operator sets"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Pod Annotations",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Annotations map[string]AnnotationValue `json:"annotations,omitempty"`
 
 	// ServiceAccountName runs the pods as this ServiceAccount (the namespace's "default" otherwise),
@@ -47,12 +49,14 @@ type Pod struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="!format.dns1123Subdomain().validate(self).hasValue()",message="must be a DNS subdomain name: lower case letters, digits, '-' and '.'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Service Account Name",xDescriptors={"urn:alm:descriptor:io.kubernetes:ServiceAccount","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 
 	// AutomountServiceAccountToken mounts the ServiceAccount's token into the pods. Off by default:
 	// a web app rarely calls the Kubernetes API, and a token it does not use is only a risk.
 	// +optional
 	// +kubebuilder:default=false
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Mount the Service Account Token",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	AutomountServiceAccountToken *bool `json:"automountServiceAccountToken,omitempty"`
 
 	// ImagePullSecrets are the registry credentials for private images.
@@ -60,6 +64,7 @@ type Pod struct {
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=16
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image Pull Secrets",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	ImagePullSecrets []ImagePullSecret `json:"imagePullSecrets,omitempty"`
 
 	// TerminationGracePeriodSeconds is how long a stopping pod may take, the app's preStop included,
@@ -69,16 +74,19 @@ type Pod struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=86400
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Termination Grace Period Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	TerminationGracePeriodSeconds *int64 `json:"terminationGracePeriodSeconds,omitempty"`
 
 	// Security says how the pods run: by default, the restricted Pod Security level with the image's
 	// user; here, another user, group, fsGroup or a read-only root file system.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Security",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Security *Security `json:"security,omitempty"`
 
 	// Scheduling says where the pods may run: node selector, tolerations, node affinity, spreading,
 	// priority.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Scheduling",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Scheduling *Scheduling `json:"scheduling,omitempty"`
 
 	// Volumes are the pod's volumes, each with where the app's container mounts it: configuration
@@ -89,6 +97,7 @@ type Pod struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=32
 	// +kubebuilder:validation:XValidation:rule="self.all(v, self.filter(w, w.mountPath == v.mountPath).size() == 1)",message="each volume needs a mountPath of its own"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Volumes",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Volumes []Volume `json:"volumes,omitempty"`
 
 	// Sidecars run next to the app for the life of the pod (a proxy, a log shipper), as native
@@ -97,6 +106,7 @@ type Pod struct {
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=4
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Sidecars",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Sidecars []Container `json:"sidecars,omitempty"`
 
 	// InitContainers run to completion, in order, before the app and the sidecars start (a schema
@@ -105,6 +115,7 @@ type Pod struct {
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=4
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Init Containers",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	InitContainers []Container `json:"initContainers,omitempty"`
 }
 
@@ -118,23 +129,27 @@ type Security struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=2147483647
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Run As User",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	RunAsUser *int64 `json:"runAsUser,omitempty"`
 
 	// RunAsGroup runs every container with this primary GID.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=2147483647
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Run As Group",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	RunAsGroup *int64 `json:"runAsGroup,omitempty"`
 
 	// FSGroup owns the volumes the pod mounts, so that a non-root user can write to them.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=2147483647
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="FS Group",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	FSGroup *int64 `json:"fsGroup,omitempty"`
 
 	// ReadOnlyRootFilesystem mounts every container's root file system read-only; give the app an
 	// emptyDir volume for what it writes.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Read-Only Root File System",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	ReadOnlyRootFilesystem *bool `json:"readOnlyRootFilesystem,omitempty"`
 }
 
@@ -147,6 +162,7 @@ type Volume struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Name",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Name string `json:"name"`
 
 	// MountPath is where the container sees it: an absolute path.
@@ -154,33 +170,40 @@ type Volume struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	// +kubebuilder:validation:Pattern=`^/[^:]*$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Mount Path",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	MountPath string `json:"mountPath"`
 
 	// SubPath mounts one entry of the volume instead of its root: a relative path without "..".
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	// +kubebuilder:validation:XValidation:rule="!self.startsWith('/') && !self.matches('(^|/)[.][.](/|$)')",message="subPath is a relative path without '..'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Sub Path",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	SubPath string `json:"subPath,omitempty"`
 
 	// ReadOnly mounts it read-only. ConfigMaps and Secrets are read-only whatever this says.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Read Only",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
 	ReadOnly bool `json:"readOnly,omitempty"`
 
 	// ConfigMap mounts the keys of a ConfigMap as files.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="ConfigMap"
 	ConfigMap *ConfigMapVolume `json:"configMap,omitempty"`
 
 	// Secret mounts the keys of a Secret as files.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Secret"
 	Secret *SecretVolume `json:"secret,omitempty"`
 
 	// EmptyDir is scratch space that lives as long as the pod.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Empty Dir"
 	EmptyDir *EmptyDirVolume `json:"emptyDir,omitempty"`
 
 	// PersistentVolumeClaim mounts an existing claim. The WebApp does not create or delete it; with
 	// more than one replica it needs an access mode that allows that (ReadWriteMany or ReadOnlyMany).
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Persistent Volume Claim"
 	PersistentVolumeClaim *PersistentVolumeClaimVolume `json:"persistentVolumeClaim,omitempty"`
 }
 
@@ -191,23 +214,27 @@ type ConfigMapVolume struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="!format.dns1123Subdomain().validate(self).hasValue()",message="must be a DNS subdomain name: lower case letters, digits, '-' and '.'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="ConfigMap",xDescriptors={"urn:alm:descriptor:io.kubernetes:ConfigMap"}
 	Name string `json:"name"`
 
 	// Items maps keys to file paths; without it every key becomes a file named like the key.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=16
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Items"
 	Items []KeyToPath `json:"items,omitempty"`
 
 	// DefaultMode is the mode of the files, 0 to 0777 (511); 0644 (420) by default.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=511
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Default Mode",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	DefaultMode *int32 `json:"defaultMode,omitempty"`
 
 	// Optional: when true, a missing ConfigMap mounts an empty directory instead of keeping the pod
 	// from starting.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Optional",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
 	Optional *bool `json:"optional,omitempty"`
 }
 
@@ -218,23 +245,27 @@ type SecretVolume struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="!format.dns1123Subdomain().validate(self).hasValue()",message="must be a DNS subdomain name: lower case letters, digits, '-' and '.'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Secret",xDescriptors={"urn:alm:descriptor:io.kubernetes:Secret"}
 	Name string `json:"name"`
 
 	// Items maps keys to file paths; without it every key becomes a file named like the key.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=16
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Items"
 	Items []KeyToPath `json:"items,omitempty"`
 
 	// DefaultMode is the mode of the files, 0 to 0777 (511); 0644 (420) by default.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=511
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Default Mode",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	DefaultMode *int32 `json:"defaultMode,omitempty"`
 
 	// Optional: when true, a missing Secret mounts an empty directory instead of keeping the pod
 	// from starting.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Optional",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
 	Optional *bool `json:"optional,omitempty"`
 }
 
@@ -245,6 +276,7 @@ type KeyToPath struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[.]?[-_a-zA-Z0-9][-._a-zA-Z0-9]*$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Key",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Key string `json:"key"`
 
 	// Path of the file, relative to the mount path, without "..".
@@ -252,12 +284,14 @@ type KeyToPath struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
 	// +kubebuilder:validation:XValidation:rule="!self.startsWith('/') && !self.matches('(^|/)[.][.](/|$)')",message="path is a relative path without '..'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Path",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Path string `json:"path"`
 
 	// Mode of this file, 0 to 0777 (511); the volume's defaultMode otherwise.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=511
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Mode",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	Mode *int32 `json:"mode,omitempty"`
 }
 
@@ -266,10 +300,12 @@ type EmptyDirVolume struct {
 	// Medium is "" (the node's disk) or Memory (tmpfs, counted against the container's memory).
 	// +optional
 	// +kubebuilder:validation:Enum="";Memory
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Medium",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Medium string `json:"medium,omitempty"`
 
 	// SizeLimit caps what the pod may write there; past it, the pod is evicted.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Size Limit",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	SizeLimit *ResourceQuantity `json:"sizeLimit,omitempty"`
 }
 
@@ -280,6 +316,7 @@ type PersistentVolumeClaimVolume struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="!format.dns1123Subdomain().validate(self).hasValue()",message="must be a DNS subdomain name: lower case letters, digits, '-' and '.'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Claim Name",xDescriptors={"urn:alm:descriptor:io.kubernetes:PersistentVolumeClaim"}
 	ClaimName string `json:"claimName"`
 }
 
@@ -290,6 +327,7 @@ type ImagePullSecret struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="!format.dns1123Subdomain().validate(self).hasValue()",message="must be a DNS subdomain name: lower case letters, digits, '-' and '.'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Secret",xDescriptors={"urn:alm:descriptor:io.kubernetes:Secret"}
 	Name string `json:"name"`
 }
 
@@ -304,16 +342,19 @@ type Scheduling struct {
 	// +optional
 	// +kubebuilder:validation:MaxProperties=16
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !format.qualifiedName().validate(k).hasValue())",message="nodeSelector keys must be qualified names"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Node Selector",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	NodeSelector map[string]LabelValue `json:"nodeSelector,omitempty"`
 
 	// Tolerations let the pods run on nodes with matching taints.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=16
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Tolerations",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Tolerations []Toleration `json:"tolerations,omitempty"`
 
 	// NodeAffinity requires or prefers nodes by their labels.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Node Affinity",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	NodeAffinity *NodeAffinity `json:"nodeAffinity,omitempty"`
 
 	// TopologySpreadConstraints spread the replicas across nodes or zones more strictly than the
@@ -324,12 +365,14 @@ type Scheduling struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=8
 	// +kubebuilder:validation:XValidation:rule="self.all(c, self.filter(d, d.topologyKey == c.topologyKey && (has(d.whenUnsatisfiable) ? d.whenUnsatisfiable : 'ScheduleAnyway') == (has(c.whenUnsatisfiable) ? c.whenUnsatisfiable : 'ScheduleAnyway')).size() == 1)",message="one constraint per topologyKey and whenUnsatisfiable"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Topology Spread Constraints",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	TopologySpreadConstraints []TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
 
 	// PriorityClassName gives the pods that PriorityClass's priority.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="!format.dns1123Subdomain().validate(self).hasValue()",message="must be a DNS subdomain name: lower case letters, digits, '-' and '.'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Priority Class Name",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	PriorityClassName string `json:"priorityClassName,omitempty"`
 }
 
@@ -342,26 +385,31 @@ type Toleration struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=317
 	// +kubebuilder:validation:XValidation:rule="self == '' || !format.qualifiedName().validate(self).hasValue()",message="a taint key is a qualified name"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Key",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Key string `json:"key,omitempty"`
 
 	// Operator is Equal (default: key and value must match) or Exists (key only).
 	// +optional
 	// +kubebuilder:validation:Enum=Equal;Exists
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Operator",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Equal","urn:alm:descriptor:com.tectonic.ui:select:Exists"}
 	Operator string `json:"operator,omitempty"`
 
 	// Value of the taint.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Value",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Value LabelValue `json:"value,omitempty"`
 
 	// Effect to tolerate: NoSchedule, PreferNoSchedule or NoExecute; empty means all.
 	// +optional
 	// +kubebuilder:validation:Enum="";NoSchedule;PreferNoSchedule;NoExecute
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Effect",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:NoSchedule","urn:alm:descriptor:com.tectonic.ui:select:PreferNoSchedule","urn:alm:descriptor:com.tectonic.ui:select:NoExecute"}
 	Effect string `json:"effect,omitempty"`
 
 	// TolerationSeconds is how long a pod stays on a node tainted NoExecute before it is evicted.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=31536000
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Toleration Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	TolerationSeconds *int64 `json:"tolerationSeconds,omitempty"`
 }
 
@@ -371,12 +419,14 @@ type NodeAffinity struct {
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=8
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Required Terms"
 	Required []NodeSelectorTerm `json:"required,omitempty"`
 
 	// Preferred: the scheduler favours nodes that match these terms, by weight.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=8
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Preferred Terms"
 	Preferred []PreferredNodeSelectorTerm `json:"preferred,omitempty"`
 }
 
@@ -387,6 +437,7 @@ type NodeSelectorTerm struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=8
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Match Expressions"
 	MatchExpressions []NodeSelectorRequirement `json:"matchExpressions"`
 }
 
@@ -396,10 +447,12 @@ type PreferredNodeSelectorTerm struct {
 	// +required
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Weight",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	Weight int32 `json:"weight"`
 
 	// Term to prefer.
 	// +required
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Term"
 	Term NodeSelectorTerm `json:"term"`
 }
 
@@ -411,17 +464,20 @@ type NodeSelectorRequirement struct {
 	// +required
 	// +kubebuilder:validation:MaxLength=317
 	// +kubebuilder:validation:XValidation:rule="!format.qualifiedName().validate(self).hasValue()",message="a label key is a qualified name"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Key",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Key string `json:"key"`
 
 	// Operator is In, NotIn, Exists, DoesNotExist, Gt or Lt.
 	// +required
 	// +kubebuilder:validation:Enum=In;NotIn;Exists;DoesNotExist;Gt;Lt
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Operator",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:In","urn:alm:descriptor:com.tectonic.ui:select:NotIn","urn:alm:descriptor:com.tectonic.ui:select:Exists","urn:alm:descriptor:com.tectonic.ui:select:DoesNotExist","urn:alm:descriptor:com.tectonic.ui:select:Gt","urn:alm:descriptor:com.tectonic.ui:select:Lt"}
 	Operator string `json:"operator"`
 
 	// Values for In, NotIn (label values), Gt and Lt (one integer).
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=16
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Values"
 	Values []LabelValue `json:"values,omitempty"`
 }
 
@@ -431,6 +487,7 @@ type TopologySpreadConstraint struct {
 	// +required
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1000
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Max Skew",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	MaxSkew int32 `json:"maxSkew"`
 
 	// TopologyKey is the node label whose values are the domains (kubernetes.io/hostname,
@@ -438,12 +495,14 @@ type TopologySpreadConstraint struct {
 	// +required
 	// +kubebuilder:validation:MaxLength=317
 	// +kubebuilder:validation:XValidation:rule="!format.qualifiedName().validate(self).hasValue()",message="a topology key is a qualified name"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Topology Key",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	TopologyKey string `json:"topologyKey"`
 
 	// WhenUnsatisfiable is ScheduleAnyway (default: a preference) or DoNotSchedule (a rule that
 	// may leave pods pending).
 	// +optional
 	// +kubebuilder:validation:Enum=ScheduleAnyway;DoNotSchedule
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="When Unsatisfiable",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:ScheduleAnyway","urn:alm:descriptor:com.tectonic.ui:select:DoNotSchedule"}
 	WhenUnsatisfiable string `json:"whenUnsatisfiable,omitempty"`
 }
 
@@ -456,6 +515,7 @@ type Container struct {
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	// +kubebuilder:validation:XValidation:rule="self != 'app'",message="app is the main container's name"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Name",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Name string `json:"name"`
 
 	// Image of the container.
@@ -463,6 +523,7 @@ type Container struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	// +kubebuilder:validation:XValidation:rule="self.matches('^(([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])([.]([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*(:[0-9]+)?/|[[][a-fA-F0-9:]+[]](:[0-9]+)?/)?[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*(:[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,127})?(@[A-Za-z][A-Za-z0-9]*([-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?$')",message="image must be an image reference: [registry[:port]/]path[:tag][@digest], the path in lower case"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Image string `json:"image"`
 
 	// Command overrides the image's ENTRYPOINT.
@@ -470,6 +531,7 @@ type Container struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=4096
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Command"
 	Command []string `json:"command,omitempty"`
 
 	// Args overrides the image's CMD.
@@ -477,6 +539,7 @@ type Container struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=4096
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Args"
 	Args []string `json:"args,omitempty"`
 
 	// Env sets environment variables.
@@ -484,10 +547,12 @@ type Container struct {
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=32
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Environment Variables"
 	Env []EnvVar `json:"env,omitempty"`
 
 	// Resources are its requests and limits.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Resources",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:resourceRequirements"}
 	Resources ResourceRequirements `json:"resources,omitempty"`
 
 	// VolumeMounts mount volumes of pod.volumes (by name) into it.
@@ -495,6 +560,7 @@ type Container struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=32
 	// +kubebuilder:validation:XValidation:rule="self.all(m, self.filter(n, n.mountPath == m.mountPath).size() == 1)",message="each volume mount needs a mountPath of its own"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Volume Mounts"
 	VolumeMounts []VolumeMount `json:"volumeMounts,omitempty"`
 }
 
@@ -505,6 +571,7 @@ type VolumeMount struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Volume",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Name string `json:"name"`
 
 	// MountPath is where the container sees it: an absolute path.
@@ -512,9 +579,11 @@ type VolumeMount struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	// +kubebuilder:validation:Pattern=`^/[^:]*$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Mount Path",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	MountPath string `json:"mountPath"`
 
 	// ReadOnly mounts it read-only.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Read Only",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
 	ReadOnly bool `json:"readOnly,omitempty"`
 }

@@ -58,12 +58,14 @@ type Rollout struct {
 	// the only member today. Left out, it is a RollingUpdate with the defaults of rollingUpdate.
 	// +optional
 	// +kubebuilder:default={type: RollingUpdate, rollingUpdate: {}}
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Rollout Strategy",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Strategy *RolloutStrategy `json:"strategy,omitempty"`
 
 	// Paused stops pod template changes from rolling out, like `kubectl rollout pause`: the
 	// Deployment is paused, so a new image, environment or config waits, while replicas, the Service
 	// and the other children are still kept in line. Setting it back to false rolls out what waited.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Paused",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
 	Paused bool `json:"paused,omitempty"`
 
 	// MinReadySeconds is how long a new pod must stay ready before it counts as available, so that a
@@ -72,6 +74,7 @@ type Rollout struct {
 	// +kubebuilder:default=0
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=3600
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Min Ready Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	MinReadySeconds *int32 `json:"minReadySeconds,omitempty"`
 
 	// ProgressDeadlineSeconds is how long a rollout may make no progress before the WebApp is
@@ -80,6 +83,7 @@ type Rollout struct {
 	// +kubebuilder:default=600
 	// +kubebuilder:validation:Minimum=10
 	// +kubebuilder:validation:Maximum=86400
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Progress Deadline Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	ProgressDeadlineSeconds *int32 `json:"progressDeadlineSeconds,omitempty"`
 
 	// RevisionHistoryLimit is how many old ReplicaSets the Deployment keeps for `kubectl rollout
@@ -88,6 +92,7 @@ type Rollout struct {
 	// +kubebuilder:default=10
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Revision History Limit",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit,omitempty"`
 
 	// OnFailure is what the operator does once a rollout fails (the progress deadline passed, or the
@@ -97,6 +102,7 @@ type Rollout struct {
 	// revision read the ConfigMaps and Secrets as they are now.
 	// +optional
 	// +kubebuilder:default=Report
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="On Failure",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Report","urn:alm:descriptor:com.tectonic.ui:select:Rollback"}
 	OnFailure RolloutFailurePolicy `json:"onFailure,omitempty"`
 
 	// FailureSeconds is how long the WebApp may stay not Ready while new pods fail to start before
@@ -105,6 +111,7 @@ type Rollout struct {
 	// +kubebuilder:default=120
 	// +kubebuilder:validation:Minimum=10
 	// +kubebuilder:validation:Maximum=3600
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Failure Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	FailureSeconds *int32 `json:"failureSeconds,omitempty"`
 
 	// OnConfigChange is what a change of the data of a ConfigMap the pods read (env, envFrom,
@@ -115,6 +122,7 @@ type Rollout struct {
 	// way.
 	// +optional
 	// +kubebuilder:default=Rollout
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="On Config Change",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Rollout","urn:alm:descriptor:com.tectonic.ui:select:Ignore","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	OnConfigChange ConfigChangePolicy `json:"onConfigChange,omitempty"`
 }
 
@@ -124,10 +132,12 @@ type RolloutStrategy struct {
 	// Type is the kind of rollout: RollingUpdate.
 	// +optional
 	// +kubebuilder:default=RollingUpdate
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Strategy Type",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:RollingUpdate","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Type RolloutStrategyType `json:"type,omitempty"`
 
 	// RollingUpdate tunes the rolling update: how many pods above or below replicas it may use.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Rolling Update",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	RollingUpdate *RollingUpdate `json:"rollingUpdate,omitempty"`
 }
 
@@ -141,6 +151,7 @@ type RollingUpdate struct {
 	// +kubebuilder:validation:XIntOrString
 	// +kubebuilder:validation:MaxLength=4
 	// +kubebuilder:validation:XValidation:rule="type(self) == int ? self >= 0 && self <= 1000 : self.matches('^([0-9]|[1-9][0-9]|100)%$')",message="a number from 0 to 1000, or a percentage from 0% to 100%"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Max Surge",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	MaxSurge *intstr.IntOrString `json:"maxSurge,omitempty"`
 
 	// MaxUnavailable is how many pods a rollout may take away below replicas: a number or a
@@ -150,5 +161,6 @@ type RollingUpdate struct {
 	// +kubebuilder:validation:XIntOrString
 	// +kubebuilder:validation:MaxLength=4
 	// +kubebuilder:validation:XValidation:rule="type(self) == int ? self >= 0 && self <= 1000 : self.matches('^([0-9]|[1-9][0-9]|100)%$')",message="a number from 0 to 1000, or a percentage from 0% to 100%"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Max Unavailable",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty"`
 }

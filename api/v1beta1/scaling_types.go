@@ -30,12 +30,14 @@ type Scaling struct {
 	// Autoscaler has a HorizontalPodAutoscaler set the replicas from the pods' CPU or memory use;
 	// spec.replicas is then not used.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Autoscaler"
 	Autoscaler *Autoscaler `json:"autoscaler,omitempty"`
 
 	// DisruptionBudget tunes the PodDisruptionBudget that a WebApp with more than one replica gets,
 	// so that node drains keep it serving; set enabled: false to do without.
 	// +optional
 	// +kubebuilder:default={}
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Disruption Budget",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	DisruptionBudget DisruptionBudget `json:"disruptionBudget,omitempty"`
 }
 
@@ -48,6 +50,7 @@ type DisruptionBudget struct {
 	// deletes the budget it created.
 	// +optional
 	// +kubebuilder:default=true
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Disruption Budget Enabled",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Enabled *bool `json:"enabled,omitempty"`
 
 	// MaxUnavailable is how many pods a voluntary disruption may take away at once: a number or a
@@ -58,6 +61,7 @@ type DisruptionBudget struct {
 	// +kubebuilder:validation:XIntOrString
 	// +kubebuilder:validation:MaxLength=4
 	// +kubebuilder:validation:XValidation:rule="type(self) == int ? self >= 1 && self <= 1000 : self.matches('^([1-9]|[1-9][0-9]|100)%$')",message="a number from 1 to 1000, or a percentage from 1% to 100%"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Max Unavailable Pods",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty"`
 }
 
@@ -76,22 +80,26 @@ type Autoscaler struct {
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1000
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Min Replicas",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}
 	MinReplicas *int32 `json:"minReplicas,omitempty"`
 
 	// MaxReplicas is the most replicas the autoscaler may run.
 	// +required
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1000
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Max Replicas",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}
 	MaxReplicas int32 `json:"maxReplicas"`
 
 	// Targets are the average uses the autoscaler aims at, each at most once.
 	// +optional
 	// +kubebuilder:default={cpuUtilization: 80}
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Targets"
 	Targets *AutoscalerTargets `json:"targets,omitempty"`
 
 	// Behavior tunes how fast the autoscaler scales up and down (the autoscaler's defaults
 	// otherwise: up at once, down after five minutes of lower use), for apps whose load swings.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Scaling Behavior",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Behavior *ScalingBehavior `json:"behavior,omitempty"`
 }
 
@@ -104,6 +112,7 @@ type AutoscalerTargets struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1000
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Target CPU Utilization (%)",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	CPUUtilization *int32 `json:"cpuUtilization,omitempty"`
 
 	// MemoryUtilization is the average memory use the autoscaler aims at, as a percentage of the
@@ -111,6 +120,7 @@ type AutoscalerTargets struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1000
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Target Memory Utilization (%)",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	MemoryUtilization *int32 `json:"memoryUtilization,omitempty"`
 }
 
@@ -118,10 +128,12 @@ type AutoscalerTargets struct {
 type ScalingBehavior struct {
 	// ScaleUp tunes scaling up.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Scale Up",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	ScaleUp *ScalingRules `json:"scaleUp,omitempty"`
 
 	// ScaleDown tunes scaling down.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Scale Down",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	ScaleDown *ScalingRules `json:"scaleDown,omitempty"`
 }
 
@@ -132,12 +144,14 @@ type ScalingRules struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=3600
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Stabilization Window Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	StabilizationWindowSeconds *int32 `json:"stabilizationWindowSeconds,omitempty"`
 
 	// SelectPolicy chooses among the policies: Max (the largest change, the default), Min, or
 	// Disabled (no scaling in this direction at all).
 	// +optional
 	// +kubebuilder:validation:Enum=Max;Min;Disabled
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Select Policy",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Max","urn:alm:descriptor:com.tectonic.ui:select:Min","urn:alm:descriptor:com.tectonic.ui:select:Disabled","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	SelectPolicy string `json:"selectPolicy,omitempty"`
 
 	// Policies limit how much may change within a period: so many pods, or such a percentage of
@@ -145,6 +159,7 @@ type ScalingRules struct {
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=4
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Policies",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Policies []ScalingPolicy `json:"policies,omitempty"`
 }
 
@@ -153,17 +168,20 @@ type ScalingPolicy struct {
 	// Type is Pods or Percent.
 	// +required
 	// +kubebuilder:validation:Enum=Pods;Percent
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Type",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Pods","urn:alm:descriptor:com.tectonic.ui:select:Percent"}
 	Type string `json:"type"`
 
 	// Value is the number of pods, or the percentage, that may change: more than 0.
 	// +required
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1000
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Value",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	Value int32 `json:"value"`
 
 	// PeriodSeconds is the window the value applies to: 1 to 1800.
 	// +required
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1800
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Period Seconds",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
 	PeriodSeconds int32 `json:"periodSeconds"`
 }

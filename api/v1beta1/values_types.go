@@ -77,15 +77,18 @@ type EnvVar struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
 	// +kubebuilder:validation:Pattern=`^[ -<>-~]+$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Name",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Name string `json:"name"`
 
 	// Value of the variable. $(OTHER) expands to another variable defined before this one.
 	// +optional
 	// +kubebuilder:validation:MaxLength=32768
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Value",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Value string `json:"value,omitempty"`
 
 	// ValueFrom reads the value from a ConfigMap, a Secret, the pod or the container's resources.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Value From"
 	ValueFrom *EnvVarSource `json:"valueFrom,omitempty"`
 }
 
@@ -94,20 +97,24 @@ type EnvVar struct {
 type EnvVarSource struct {
 	// ConfigMapKeyRef reads a key of a ConfigMap in the WebApp's namespace.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="ConfigMap Key"
 	ConfigMapKeyRef *KeySelector `json:"configMapKeyRef,omitempty"`
 
 	// SecretKeyRef reads a key of a Secret in the WebApp's namespace.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Secret Key"
 	SecretKeyRef *KeySelector `json:"secretKeyRef,omitempty"`
 
 	// FieldRef reads a field of the pod: metadata.name, metadata.namespace, metadata.uid,
 	// metadata.labels['KEY'], metadata.annotations['KEY'], spec.nodeName, spec.serviceAccountName,
 	// status.hostIP, status.hostIPs, status.podIP or status.podIPs.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Pod Field"
 	FieldRef *ObjectFieldSelector `json:"fieldRef,omitempty"`
 
 	// ResourceFieldRef reads a request or limit of the container (for instance limits.cpu for GOMAXPROCS).
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Container Resource"
 	ResourceFieldRef *ResourceFieldSelector `json:"resourceFieldRef,omitempty"`
 }
 
@@ -118,6 +125,7 @@ type KeySelector struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="!format.dns1123Subdomain().validate(self).hasValue()",message="must be a DNS subdomain name: lower case letters, digits, '-' and '.'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Name",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Name string `json:"name"`
 
 	// Key within it: letters, digits, '-', '_' and '.', neither "." nor starting with "..".
@@ -125,11 +133,13 @@ type KeySelector struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[.]?[-_a-zA-Z0-9][-._a-zA-Z0-9]*$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Key",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Key string `json:"key"`
 
 	// Optional: when true, a missing object or key leaves the variable unset instead of keeping
 	// the pod from starting.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Optional",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
 	Optional *bool `json:"optional,omitempty"`
 }
 
@@ -138,12 +148,14 @@ type ObjectFieldSelector struct {
 	// APIVersion of the field path; only v1.
 	// +optional
 	// +kubebuilder:validation:Enum=v1
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="API Version",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	APIVersion string `json:"apiVersion,omitempty"`
 
 	// FieldPath is the path of the field.
 	// +required
 	// +kubebuilder:validation:MaxLength=330
 	// +kubebuilder:validation:XValidation:rule="self in ['metadata.name', 'metadata.namespace', 'metadata.uid', 'spec.nodeName', 'spec.serviceAccountName', 'status.hostIP', 'status.hostIPs', 'status.podIP', 'status.podIPs'] || (self.matches('''^metadata[.]labels[[]'[^']+'[]]$''') && !format.qualifiedName().validate(self.substring(17, self.size() - 2)).hasValue()) || (self.matches('''^metadata[.]annotations[[]'[^']+'[]]$''') && !format.qualifiedName().validate(self.substring(22, self.size() - 2).lowerAscii()).hasValue())",message="fieldPath must be metadata.name, metadata.namespace, metadata.uid, metadata.labels['KEY'], metadata.annotations['KEY'], spec.nodeName, spec.serviceAccountName, status.hostIP, status.hostIPs, status.podIP or status.podIPs"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Field Path",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	FieldPath string `json:"fieldPath"`
 }
 
@@ -153,16 +165,19 @@ type ResourceFieldSelector struct {
 	// ContainerName is left empty: the WebApp's container.
 	// +optional
 	// +kubebuilder:validation:Enum=app
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Container Name",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	ContainerName string `json:"containerName,omitempty"`
 
 	// Resource is limits.cpu, limits.memory, limits.ephemeral-storage, requests.cpu,
 	// requests.memory or requests.ephemeral-storage.
 	// +required
 	// +kubebuilder:validation:Enum=limits.cpu;limits.memory;limits.ephemeral-storage;requests.cpu;requests.memory;requests.ephemeral-storage
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Resource",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:limits.cpu","urn:alm:descriptor:com.tectonic.ui:select:limits.memory","urn:alm:descriptor:com.tectonic.ui:select:limits.ephemeral-storage","urn:alm:descriptor:com.tectonic.ui:select:requests.cpu","urn:alm:descriptor:com.tectonic.ui:select:requests.memory","urn:alm:descriptor:com.tectonic.ui:select:requests.ephemeral-storage"}
 	Resource string `json:"resource"`
 
 	// Divisor scales the value: 1m gives millicores, 1Mi mebibytes; 1 by default.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Divisor",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Divisor *ResourceQuantity `json:"divisor,omitempty"`
 }
 
@@ -173,14 +188,17 @@ type EnvFromSource struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	// +kubebuilder:validation:Pattern=`^[ -<>-~]*$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Prefix",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Prefix string `json:"prefix,omitempty"`
 
 	// ConfigMapRef names a ConfigMap in the WebApp's namespace.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="ConfigMap"
 	ConfigMapRef *ObjectReference `json:"configMapRef,omitempty"`
 
 	// SecretRef names a Secret in the WebApp's namespace.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Secret"
 	SecretRef *ObjectReference `json:"secretRef,omitempty"`
 }
 
@@ -191,10 +209,12 @@ type ObjectReference struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="!format.dns1123Subdomain().validate(self).hasValue()",message="must be a DNS subdomain name: lower case letters, digits, '-' and '.'"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Name",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Name string `json:"name"`
 
 	// Optional: when true, a missing object is ignored instead of keeping the pod from starting.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Optional",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
 	Optional *bool `json:"optional,omitempty"`
 }
 

@@ -35,39 +35,46 @@ type WebAppSpec struct {
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Replicas",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:podCount"}
 	Replicas *int32 `json:"replicas,omitempty"`
 
 	// Container is the app's container: its image, command, environment, resources, ports, probes
 	// and how it stops.
 	// +required
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Container"
 	Container AppContainer `json:"container"`
 
 	// Pod is what the pod around the container has: labels, annotations, service account,
 	// security, scheduling, volumes, sidecars and init containers, and its grace period.
 	// +optional
 	// +kubebuilder:default={}
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Pod",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Pod Pod `json:"pod,omitempty"`
 
 	// Exposure is how the app is reached, and by whom: its Service, and optionally an Ingress, an
 	// HTTPRoute and a NetworkPolicy.
 	// +optional
 	// +kubebuilder:default={}
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Exposure"
 	Exposure Exposure `json:"exposure,omitempty"`
 
 	// Rollout is how a new pod template replaces the old one, and what happens when that fails or
 	// when the configuration the pods read changes.
 	// +optional
 	// +kubebuilder:default={}
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Rollout"
 	Rollout Rollout `json:"rollout,omitempty"`
 
 	// Scaling is how the replicas follow the load (an autoscaler) and how many pods a voluntary
 	// disruption may take away at once (a disruption budget).
 	// +optional
 	// +kubebuilder:default={}
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Scaling"
 	Scaling Scaling `json:"scaling,omitempty"`
 
 	// Observability is how the app is watched: Prometheus metrics.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Observability"
 	Observability Observability `json:"observability,omitempty"`
 }
 
@@ -75,7 +82,7 @@ type WebAppSpec struct {
 // same name, keeps them in line and reports their health in status. This version is the hub of the
 // conversion: api/v1alpha1 converts to and from it.
 // +kubebuilder:object:root=true
-// +kubebuilder:unservedversion
+// +kubebuilder:storageversion
 // +kubebuilder:subresource:status
 // +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
 // +kubebuilder:resource:shortName=wa,categories=all
@@ -85,6 +92,7 @@ type WebAppSpec struct {
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label (lower case letters, digits and '-', starting with a letter, at most 63 characters): it names the Service"
+// +operator-sdk:csv:customresourcedefinitions:displayName="Web App",resources={{Deployment,v1,""},{Service,v1,""},{PodDisruptionBudget,v1,""},{HorizontalPodAutoscaler,v2,""},{NetworkPolicy,v1,""},{Ingress,v1,""},{HTTPRoute,v1,""},{ServiceMonitor,v1,""}}
 type WebApp struct {
 	metav1.TypeMeta `json:",inline"`
 

@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/utils/ptr"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 )
 
 // The optional children each cost something per WebApp: a request to create, a few to report on, and
@@ -77,23 +77,24 @@ const benchGateway = "bench-gateway"
 // "pdb" switches it off, so that the base (and each other feature) is measured without it whatever
 // the replicas. The autoscaler's minimum is one replica, so that with no metrics API (the bench has
 // none) the HorizontalPodAutoscaler controller leaves the Deployment as the operator created it.
-func webAppSpec(name string, replicas int32, f featureSet) webappv1.WebAppSpec {
-	spec := webappv1.WebAppSpec{Image: imageV1, Replicas: ptr.To(replicas)}
+func webAppSpec(name string, replicas int32, f featureSet) v1beta1.WebAppSpec {
+	spec := v1beta1.WebAppSpec{Container: v1beta1.AppContainer{Image: imageV1}, Replicas: ptr.To(replicas)}
 	if !f.has("pdb") {
-		spec.DisruptionBudget = &webappv1.DisruptionBudget{Enabled: ptr.To(false)}
+		spec.Scaling.DisruptionBudget = v1beta1.DisruptionBudget{Enabled: ptr.To(false)}
 	}
 	if f.has("hpa") {
-		spec.Autoscaling = &webappv1.Autoscaling{MinReplicas: ptr.To[int32](1), MaxReplicas: max(replicas, 1) + 2}
+		spec.Scaling.Autoscaler = &v1beta1.Autoscaler{MinReplicas: ptr.To[int32](1), MaxReplicas: max(replicas, 1) + 2}
 	}
 	if f.has("networkpolicy") {
-		spec.NetworkPolicy = &webappv1.NetworkPolicy{}
+		spec.Exposure.NetworkPolicy = &v1beta1.NetworkPolicy{}
 	}
 	host := name + ".bench.example"
 	if f.has("ingress") {
-		spec.Ingress = &webappv1.Ingress{Hosts: []string{host}}
+		spec.Exposure.Ingress = &v1beta1.Ingress{Hosts: []string{host}}
 	}
 	if f.has("httproute") {
-		spec.Route = &webappv1.Route{ParentRefs: []webappv1.RouteParentRef{{Name: benchGateway}}, Hostnames: []string{host}}
+		spec.Exposure.Route = &v1beta1.Route{ParentRefs: []v1beta1.RouteParentRef{{Name: benchGateway}},
+			Hostnames: []string{host}}
 	}
 	return spec
 }

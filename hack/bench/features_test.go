@@ -30,15 +30,16 @@ func TestParseFeatureSets(t *testing.T) {
 
 func TestWebAppSpec(t *testing.T) {
 	base := webAppSpec("a", 2, nil)
-	if base.DisruptionBudget == nil || ptr.Deref(base.DisruptionBudget.Enabled, true) || base.Autoscaling != nil ||
-		base.NetworkPolicy != nil || base.Ingress != nil || base.Route != nil {
+	if ptr.Deref(base.Scaling.DisruptionBudget.Enabled, true) || base.Scaling.Autoscaler != nil ||
+		base.Exposure.NetworkPolicy != nil || base.Exposure.Ingress != nil || base.Exposure.Route != nil {
 		t.Errorf("the base spec has optional children: %+v", base)
 	}
 	all, _ := parseFeatureSets("all")
 	spec := webAppSpec("a", 2, all[0])
-	if spec.DisruptionBudget != nil || spec.Autoscaling == nil || spec.Autoscaling.MaxReplicas != 4 ||
-		spec.NetworkPolicy == nil || spec.Ingress == nil || spec.Route == nil ||
-		spec.Route.ParentRefs[0].Name != benchGateway {
+	scaling, exposure := spec.Scaling, spec.Exposure
+	if scaling.DisruptionBudget.Enabled != nil || scaling.Autoscaler == nil || scaling.Autoscaler.MaxReplicas != 4 ||
+		exposure.NetworkPolicy == nil || exposure.Ingress == nil || exposure.Route == nil ||
+		exposure.Route.ParentRefs[0].Name != benchGateway {
 		t.Errorf("the spec with every child lacks some: %+v", spec)
 	}
 }

@@ -12,10 +12,11 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
 	"github.com/webapp-operator/webapp-operator/internal/served"
 	"github.com/webapp-operator/webapp-operator/internal/status"
@@ -33,7 +34,7 @@ import (
 func (h *harness) floor(ctx context.Context, n int) (phase, error) {
 	ks := keys(n)
 	step("[floor] create %d WebApps and their children from the harness, with their status and event", n)
-	created := sync.Map{} // key -> *webappv1.WebApp, as its create returned it
+	created := sync.Map{} // key -> *v1beta1.WebApp, as its create returned it
 	inf, err := h.cache.GetInformer(ctx, &appsv1.Deployment{})
 	if err != nil {
 		return phase{}, err
@@ -61,7 +62,7 @@ func (h *harness) floor(ctx context.Context, n int) (phase, error) {
 					app, ok := created.Load(d.Namespace + "/" + d.Name)
 					err := fmt.Errorf("deployment %s/%s is Available before its WebApp was created", d.Namespace, d.Name)
 					if ok {
-						err = h.markReady(wctx, app.(*webappv1.WebApp), d)
+						err = h.markReady(wctx, app.(*v1beta1.WebApp), d)
 					}
 					if err != nil {
 						mu.Lock()
@@ -78,7 +79,7 @@ func (h *harness) floor(ctx context.Context, n int) (phase, error) {
 		defer mu.Unlock()
 		return cmp.Or(writeErr, h.cluster.Check())
 	}
-	lat, total, err := h.timed(ctx, &webappv1.WebApp{}, ks, webAppReady(imageV1), check,
+	lat, total, err := h.timed(ctx, &v1beta1.WebApp{}, ks, webAppReady(imageV1), check,
 		func(ctx context.Context, key string) error { return h.createWithChildren(ctx, key, &created) })
 	cancel()
 	writers.Wait()
@@ -99,13 +100,13 @@ func (h *harness) floor(ctx context.Context, n int) (phase, error) {
 // it, owner reference included.
 func (h *harness) createWithChildren(ctx context.Context, key string, created *sync.Map) error {
 	ns, name := splitKey(key)
-	app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+	app := &v1beta1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec: webAppSpec(name, 1, nil)}
 	if err := retry(ctx, func() error { return h.cl.Create(ctx, app) }); err != nil {
 		return err
 	}
 	created.Store(key, app.DeepCopy()) // the status writer changes its copy while this goroutine applies
-	hub, err := served.ToHub(app)
+	hub, err := toHub(app)
 	if err != nil {
 		return err
 	}
@@ -126,9 +127,18 @@ func (h *harness) createWithChildren(ctx context.Context, key string, created *s
 	return nil
 }
 
+// toHub is app as the operator reads it (served.Decode).
+func toHub(app *v1beta1.WebApp) (*v1beta1.WebApp, error) {
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(app)
+	if err != nil {
+		return nil, err
+	}
+	return served.Decode(obj)
+}
+
 // markReady writes the status the operator computes for app once d is Available, and its event.
-func (h *harness) markReady(ctx context.Context, app *webappv1.WebApp, d *appsv1.Deployment) error {
-	hub, err := served.ToHub(app) // the form the operator reads it in
+func (h *harness) markReady(ctx context.Context, app *v1beta1.WebApp, d *appsv1.Deployment) error {
+	hub, err := toHub(app) // the form the operator reads it in
 	if err != nil {
 		return err
 	}
@@ -147,16 +157,12 @@ func (h *harness) markReady(ctx context.Context, app *webappv1.WebApp, d *appsv1
 	}
 	now := metav1.Now()
 	hub.Status = status.Compute(hub, obs, now)
-	ready := meta.FindStatusCondition(hub.Status.Conditions, webappv1.ConditionReady)
+	ready := meta.FindStatusCondition(hub.Status.Conditions, v1beta1.ConditionReady)
 	if ready == nil || ready.Status != metav1.ConditionTrue {
 		return fmt.Errorf("floor: the status of %s/%s is not Ready: %+v", app.Namespace, app.Name, ready)
 	}
-	next := &webappv1.WebApp{} // the same status, in the version the API server serves
-	if err := next.ConvertFrom(hub); err != nil {
-		return err
-	}
 	before := app.DeepCopy()
-	app.Status = next.Status
+	app.Status = hub.Status
 	if err := retry(ctx, func() error { return h.cl.Status().Patch(ctx, app, client.MergeFrom(before)) }); err != nil {
 		return err
 	}
@@ -164,7 +170,7 @@ func (h *harness) markReady(ctx context.Context, app *webappv1.WebApp, d *appsv1
 		ObjectMeta: metav1.ObjectMeta{Namespace: app.Namespace, Name: fmt.Sprintf("%s.%x", app.Name, now.UnixNano())},
 		EventTime:  metav1.NewMicroTime(now.Time), Type: corev1.EventTypeNormal, Reason: ready.Reason,
 		Note: ready.Message, Action: "Reconcile", ReportingController: "bench-floor", ReportingInstance: "bench-floor",
-		Regarding: corev1.ObjectReference{APIVersion: webappv1.GroupVersion.String(), Kind: "WebApp",
+		Regarding: corev1.ObjectReference{APIVersion: v1beta1.GroupVersion.String(), Kind: "WebApp",
 			Namespace: app.Namespace, Name: app.Name, UID: app.UID},
 	}
 	return retry(ctx, func() error { return h.cl.Create(ctx, ev) })

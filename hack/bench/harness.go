@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/operator"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
 )
@@ -56,7 +56,7 @@ func newHarness(ctx context.Context, opts options, c *cluster) (*harness, error)
 	if err != nil {
 		return nil, err
 	}
-	for _, obj := range []client.Object{&webappv1.WebApp{}, &appsv1.Deployment{}, &corev1.Service{}, &corev1.Pod{}} {
+	for _, obj := range []client.Object{&v1beta1.WebApp{}, &appsv1.Deployment{}, &corev1.Service{}, &corev1.Pod{}} {
 		if _, err := ca.GetInformer(ctx, obj); err != nil {
 			return nil, err
 		}
@@ -138,7 +138,7 @@ func transient(err error) bool {
 func (h *harness) deleteWebApps(ctx context.Context, ks []string) error {
 	return parallel(ctx, h.opts.Workers, len(ks), func(ctx context.Context, i int) error {
 		ns, name := splitKey(ks[i])
-		app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		app := &v1beta1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 		return client.IgnoreNotFound(retry(ctx, func() error { return h.cl.Delete(ctx, app) }))
 	})
 }
@@ -147,7 +147,7 @@ func (h *harness) deleteWebApps(ctx context.Context, ks []string) error {
 func (h *harness) leftovers(ctx context.Context) (int, error) {
 	total := 0
 	for _, list := range []client.ObjectList{
-		&webappv1.WebAppList{}, &appsv1.DeploymentList{}, &corev1.ServiceList{}, &corev1.PodList{},
+		&v1beta1.WebAppList{}, &appsv1.DeploymentList{}, &corev1.ServiceList{}, &corev1.PodList{},
 	} {
 		if err := h.cache.List(ctx, list); err != nil {
 			return 0, err

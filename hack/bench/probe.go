@@ -13,7 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 )
 
 // The probe measures what one user waits for while the operator is busy with many others: with N
@@ -144,15 +144,15 @@ func (p *probe) observe(obj any) {
 }
 
 // probeApp is the probe WebApp's identity, for patching and deleting it.
-func probeApp() *webappv1.WebApp {
-	return &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: probeNamespace, Name: probeName}}
+func probeApp() *v1beta1.WebApp {
+	return &v1beta1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: probeNamespace, Name: probeName}}
 }
 
 // createProbe creates the probe WebApp with one replica and waits until it is Ready.
 func (h *harness) createProbe(ctx context.Context, check func() error) error {
 	app := probeApp()
 	app.Spec = webAppSpec(probeName, 1, nil)
-	_, _, err := h.timed(ctx, &webappv1.WebApp{}, []string{probeKey}, webAppReady(imageV1), check,
+	_, _, err := h.timed(ctx, &v1beta1.WebApp{}, []string{probeKey}, webAppReady(imageV1), check,
 		func(ctx context.Context, _ string) error {
 			return retry(ctx, func() error { return h.cl.Create(ctx, app) })
 		})

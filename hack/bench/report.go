@@ -61,6 +61,24 @@ func secs(d time.Duration) string {
 
 func mib(b uint64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
 
+func liveHeapCell(b uint64) string {
+	if b == 0 {
+		return "-"
+	}
+	return heapMiB(b)
+}
+
+// heapMiB is mib with a decimal: a live heap moves by less than a MiB between runs that differ.
+func heapMiB(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+
+// perWebApp is b shared among n WebApps, in KiB: "-" when b was not read.
+func perWebApp(b uint64, n int) string {
+	if b == 0 || n == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f KiB", float64(b)/float64(n)/1024)
+}
+
 func count(v float64) string { return fmt.Sprintf("%.0f", v) }
 
 func rate(n float64, d time.Duration) string {
@@ -126,7 +144,8 @@ func (r report) String() string {
 	steady := table{head: append(append([]string{}, key...), "steady window", "writes", "reconciles/s",
 		"resync time", "resync reconciles", "reconciles/s", "writes")}
 	res := table{head: append(append([]string{}, key...), "create CPU", "steady CPU", "resync CPU", "image CPU",
-		"scale CPU", "delete CPU", "RSS after create", "peak RSS 1st proc", "peak RSS 2nd proc")}
+		"scale CPU", "delete CPU", "RSS after create", "peak RSS 1st proc", "peak RSS 2nd proc",
+		"live heap after steady", "per WebApp")}
 	scale := table{head: append(append([]string{}, key...), "scale p50", "p95", "max", "total", "ceiling", "ratio",
 		"requests/WebApp", "status patches/WebApp", "events/WebApp")}
 	edits := table{head: append(append([]string{}, key...), "background", "edits", "p50", "p99", "max",
@@ -167,7 +186,8 @@ func (r report) String() string {
 			rate(x.Steady.Reconciles, x.Steady.Elapsed), secs(x.Resync.Total), count(x.Resync.Reconciles),
 			rate(x.Resync.Reconciles, x.Resync.Total), count(x.Resync.writes()))...)
 		res.add(append(k, secs(x.Create.CPU), secs(x.Steady.CPU), secs(x.Resync.CPU), secs(x.Update.CPU),
-			secs(x.Scale.CPU), secs(x.Delete.CPU), mib(x.Create.RSS), mib(x.Steady.HWM), mib(x.Delete.HWM))...)
+			secs(x.Scale.CPU), secs(x.Delete.CPU), mib(x.Create.RSS), mib(x.Steady.HWM), mib(x.Delete.HWM),
+			liveHeapCell(x.LiveHeap), perWebApp(x.LiveHeap, x.Spec.N))...)
 		if x.Scaled {
 			scale.add(append(k, r.scaleCells(x, same)...)...)
 		}

@@ -17,9 +17,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
-	"github.com/webapp-operator/webapp-operator/internal/served"
 )
 
 const (
@@ -91,7 +90,9 @@ type runResult struct {
 	Spec                                          runSpec
 	Create, Steady, Resync, Update, Scale, Delete phase
 	// Scaled: the run has a scale scenario (its WebApps have no autoscaler, which would own the replicas).
-	Scaled                bool
+	Scaled bool
+	// LiveHeap is the operator's live heap after the steady window (liveHeap), 0 when unread.
+	LiveHeap              uint64
 	LoadBefore, LoadAfter string
 	Wall                  time.Duration
 	Err                   error
@@ -103,18 +104,18 @@ type runResult struct {
 // status write would land in the steady state.
 func webAppReady(image string) func(client.Object) bool {
 	return func(o client.Object) bool {
-		app := o.(*webappv1.WebApp)
-		if app.Spec.Image != image || app.Status.ObservedGeneration != app.Generation {
+		app := o.(*v1beta1.WebApp)
+		if app.Spec.Container.Image != image || app.Status.ObservedGeneration != app.Generation {
 			return false
 		}
-		c := meta.FindStatusCondition(app.Status.Conditions, webappv1.ConditionReady)
+		c := meta.FindStatusCondition(app.Status.Conditions, v1beta1.ConditionReady)
 		if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != app.Generation {
 			return false
 		}
-		if app.Spec.Autoscaling == nil {
+		if app.Spec.Scaling.Autoscaler == nil {
 			return true
 		}
-		a := meta.FindStatusCondition(app.Status.Conditions, webappv1.ConditionAutoscaling)
+		a := meta.FindStatusCondition(app.Status.Conditions, v1beta1.ConditionAutoscaling)
 		return a != nil && a.Status != metav1.ConditionUnknown && a.ObservedGeneration == app.Generation
 	}
 }
@@ -123,12 +124,12 @@ func webAppReady(image string) func(client.Object) bool {
 // ready and available.
 func webAppScaled(replicas int32) func(client.Object) bool {
 	return func(o client.Object) bool {
-		app := o.(*webappv1.WebApp)
+		app := o.(*v1beta1.WebApp)
 		if ptr.Deref(app.Spec.Replicas, 1) != replicas || app.Status.ObservedGeneration != app.Generation ||
 			app.Status.AvailableReplicas != replicas || app.Status.ReadyReplicas != replicas {
 			return false
 		}
-		c := meta.FindStatusCondition(app.Status.Conditions, webappv1.ConditionReady)
+		c := meta.FindStatusCondition(app.Status.Conditions, v1beta1.ConditionReady)
 		return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == app.Generation
 	}
 }
@@ -196,7 +197,7 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 	}
 	create := func(ctx context.Context, key string) error {
 		ns, name := splitKey(key)
-		app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		app := &v1beta1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 			Spec: webAppSpec(name, spec.replicas(), spec.Features)}
 		return retry(ctx, func() error { return h.cl.Create(ctx, app) })
 	}
@@ -223,6 +224,9 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 	// steady state's CPU. Nothing changed in the window, so the cache holds what create left.
 	if path := heapProfile(h.opts.StateDir, tag, "after-steady"); op.saveHeap(path) == nil {
 		step("[%s]    heap profile after create and steady state: %s", tag, path)
+		if res.LiveHeap, err = op.liveHeap(); err == nil {
+			step("[%s]    live heap: %s, %s per WebApp", tag, heapMiB(res.LiveHeap), perWebApp(res.LiveHeap, spec.N))
+		}
 	}
 
 	// 2b. forced resync: a restarted operator reconciles every WebApp from scratch.
@@ -263,10 +267,10 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 
 	// 3. change the image of every WebApp, until every one rolled and is Ready again.
 	step("[%s] 3. change the image of %d WebApps", tag, spec.N)
-	patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"spec":{"image":%q}}`, imageV2))
+	patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"spec":{"container":{"image":%q}}}`, imageV2))
 	change := func(ctx context.Context, key string) error {
 		ns, name := splitKey(key)
-		app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		app := &v1beta1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 		return retry(ctx, func() error { return h.cl.Patch(ctx, app, patch) })
 	}
 	var updated snapshot
@@ -324,7 +328,7 @@ func (h *harness) webAppPhase(ctx context.Context, op *operatorProc, before snap
 			return phase{}, snapshot{}, err
 		}
 	}
-	lat, total, err := h.timed(ctx, &webappv1.WebApp{}, ks, done, check, act)
+	lat, total, err := h.timed(ctx, &v1beta1.WebApp{}, ks, done, check, act)
 	edits, replicas, probeErr := stopProbe()
 	h.probeReplicas = replicas
 	if err = cmp.Or(err, probeErr); err != nil {
@@ -349,7 +353,7 @@ func (h *harness) scalePhase(ctx context.Context, op *operatorProc, before snaps
 	patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, replicas))
 	scale := func(ctx context.Context, key string) error {
 		ns, name := splitKey(key)
-		app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		app := &v1beta1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 		return retry(ctx, func() error { return h.cl.Patch(ctx, app, patch) })
 	}
 	return h.webAppPhase(ctx, op, before, ks, webAppScaled(replicas), false, check, scale)
@@ -429,8 +433,8 @@ func (h *harness) ceiling(ctx context.Context, n int) (create, scale phase, err 
 // replica and no owner.
 func (h *harness) applyCeiling(ctx context.Context, key string) error {
 	ns, name := splitKey(key)
-	app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: webappv1.WebAppSpec{Image: imageV1, Replicas: ptr.To[int32](1)}}
+	app := &v1beta1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: v1beta1.WebAppSpec{Container: v1beta1.AppContainer{Image: imageV1}, Replicas: ptr.To[int32](1)}}
 	for _, child := range resources.All {
 		obj, err := ceilingObject(child, app)
 		if err != nil || obj == nil {
@@ -447,8 +451,8 @@ func (h *harness) applyCeiling(ctx context.Context, key string) error {
 
 // ceilingObject is the object the operator would apply for child, without the owner reference (no
 // WebApp exists to own it); nil when the WebApp wants none.
-func ceilingObject(child resources.Child, app *webappv1.WebApp) (runtime.ApplyConfiguration, error) {
-	hub, err := served.ToHub(app)
+func ceilingObject(child resources.Child, app *v1beta1.WebApp) (runtime.ApplyConfiguration, error) {
+	hub, err := toHub(app)
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ func field(crd object, name string) object {
 }
 
 // withVersion adds a served version v1beta2 to crd (a name the CRD does not use yet), a copy of
-// v1alpha1 whose port has a new CEL rule, converted by a webhook or not.
+// v1alpha1 whose port has a new CEL rule, converted by a webhook or not (strategy None).
 func withVersion(crd object, webhook bool) {
 	var copied object
 	if err := yaml.Unmarshal(must(yaml.Marshal(crd)), &copied); err != nil {
@@ -43,6 +43,9 @@ func withVersion(crd object, webhook bool) {
 	if webhook {
 		s["conversion"] = object{"strategy": "Webhook", "webhook": object{"conversionReviewVersions": []any{"v1"},
 			"clientConfig": object{"service": object{"name": "webapp-operator-webhook", "namespace": "webapp-operator-system"}}}}
+	} else {
+		// the bundle's CRD converts through a webhook already: without one, strategy None
+		delete(s, "conversion")
 	}
 }
 

@@ -37,12 +37,33 @@ func TestAPIServerRatchetsANewRule(t *testing.T) {
 		return &unstructured.Unstructured{Object: object{"apiVersion": "apps.webapp-operator.io/v1alpha1", "kind": "WebApp",
 			"metadata": object{"name": name, "namespace": "default"}, "spec": object{"image": "nginx", "port": port}}}
 	}
+	// No conversion webhook runs here: v1alpha1, the version this test writes, is made the stored one,
+	// so that the API server keeps its objects whole.
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := c.Get(ctx, client.ObjectKey{Name: "webapps.apps.webapp-operator.io"}, crd); err != nil {
+		t.Fatal(err)
+	}
+	for i := range crd.Spec.Versions {
+		crd.Spec.Versions[i].Storage = crd.Spec.Versions[i].Name == "v1alpha1"
+	}
+	if err := c.Update(ctx, crd); err != nil {
+		t.Fatal(err)
+	}
 	old := webapp("old", 22)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		probe := webapp("probe", 80)
+		if err := c.Create(ctx, probe, client.DryRunAll); err == nil {
+			if image, _, _ := unstructured.NestedString(probe.Object, "spec", "image"); image == "nginx" {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("v1alpha1 is not the storage version after 30 s")
+		}
+	}
 	if err := c.Create(ctx, old); err != nil {
 		t.Fatal(err)
 	}
-
-	crd := &apiextensionsv1.CustomResourceDefinition{}
 	if err := c.Get(ctx, client.ObjectKey{Name: "webapps.apps.webapp-operator.io"}, crd); err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/operator"
 	"github.com/webapp-operator/webapp-operator/test/framework"
 )
@@ -34,7 +34,7 @@ import (
 func main() {
 	var (
 		stateDir  = flag.String("state-dir", ".cache/localdev", "where the kubeconfig and logs go")
-		sample    = flag.String("sample", "config/samples/apps_v1alpha1_webapp.yaml", "the WebApp to create")
+		sample    = flag.String("sample", "config/samples/apps_v1beta1_webapp.yaml", "the WebApp to create")
 		namespace = flag.String("namespace", "default", "namespace of the sample WebApp")
 		once      = flag.Bool("once", false,
 			"exit 0 once the sample converged as far as it can without a node (for CI); default: run until interrupted")
@@ -131,11 +131,11 @@ func watchStatus(ctx context.Context, c client.Client, key client.ObjectKey, set
 			return false, fmt.Errorf("the operator stopped: %w", err)
 		default:
 		}
-		app := &webappv1.WebApp{}
+		app := &v1beta1.WebApp{}
 		if err := c.Get(ctx, key, app); err != nil {
 			return false, nil
 		}
-		ready := meta.FindStatusCondition(app.Status.Conditions, webappv1.ConditionReady)
+		ready := meta.FindStatusCondition(app.Status.Conditions, v1beta1.ConditionReady)
 		if ready == nil || app.Status.ObservedGeneration != app.Generation {
 			return false, nil
 		}

@@ -27,7 +27,7 @@ catalog-build: ## Build and push a file-based catalog CATALOG_IMG of bundles CAT
 # The upgrades are probed through the gateway too (test/olm): gateway-install, with the Gateway API's
 # CRDs, comes before the suite, whose OLM installs start the operator, which looks for that API only
 # when it starts. CI runs test-olm before test-e2e, which installs the gateway as well.
-test-olm: gateway-install olm-install ## OLM end to end: run bundle, Subscription, upgrades 0.1.0->0.2.0 (probed through the Service and the gateway), scorecard in the cluster, the four install modes (`make cluster-up` first).
+test-olm: gateway-install olm-install ## OLM end to end: run bundle and Subscription upgrades 0.2.0->0.3.0 (probed through the Service and the gateway; storage migrated to v1beta1), namespace-scoped installs kept at 0.2.0, scorecard, AllNamespaces (`make cluster-up` first).
 	@# an operator deployed with `make deploy` (test-e2e) would fight the one OLM installs; the overlay
 	@# with Secret rollouts is the superset of what either deploy applies
 	$(MAKE) -s undeploy DEPLOY_CONFIG=config/default-secret-rollouts ignore-not-found=true KUBECONFIG=$(LOCAL_KUBECONFIG) KUBECTL=$(LOCAL_KUBECTL) >/dev/null 2>&1 || true
@@ -47,6 +47,6 @@ olmv1-uninstall: ## Remove OLM v1 from the local cluster.
 	$(OLMV1_SH) uninstall
 
 .PHONY: test-olmv1
-test-olmv1: olm-images olmv1-install ## OLM v1 end to end: ClusterCatalog, ClusterExtension 0.1.0, upgrade to 0.2.0, watchNamespace, uninstall (`make cluster-up` first).
+test-olmv1: olm-images olmv1-install ## OLM v1 end to end: ClusterCatalog, ClusterExtension 0.2.0, upgrade to 0.3.0 (needs a webhook certificate provider), watchNamespace refused, uninstall (`make cluster-up` first).
 	$(MAKE) -s undeploy DEPLOY_CONFIG=config/default-secret-rollouts ignore-not-found=true KUBECONFIG=$(LOCAL_KUBECONFIG) KUBECTL=$(LOCAL_KUBECTL) >/dev/null 2>&1 || true
 	$(OLMV1_SH) test

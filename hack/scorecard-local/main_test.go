@@ -37,7 +37,7 @@ func TestBrokenBundlesFail(t *testing.T) {
 	tests := []struct{ name, test, file, old, replacement string }{
 		{"spec descriptors missing", "olm-spec-descriptors-test", csv, "specDescriptors:", "droppedSpecDescriptors:"},
 		// The example sets a field the CRD's schema does not know.
-		{"example field outside the CRD schema", "olm-crds-have-validation-test", csv, `"image":`, `"imageName":`},
+		{"example field outside the CRD schema", "olm-crds-have-validation-test", csv, `"replicas":`, `"replicaz":`},
 		// (olm-status-descriptors only checks the status fields an example carries, and a create
 		// example carries none; test/bundle checks that every status field has a descriptor.)
 		{"CRD resources missing", "olm-crds-have-resources-test", csv, "      resources:\n", "      droppedResources:\n"},
@@ -58,7 +58,7 @@ func TestBrokenBundlesFail(t *testing.T) {
 			if !strings.Contains(string(data), tt.old) {
 				t.Fatalf("%s lacks %q: the test no longer breaks anything", tt.file, tt.old)
 			}
-			if err := os.WriteFile(path, []byte(strings.Replace(string(data), tt.old, tt.replacement, 1)), 0o644); err != nil {
+			if err := os.WriteFile(path, []byte(strings.ReplaceAll(string(data), tt.old, tt.replacement)), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			failed, err := run(bundle, scorecardBinary(t), tt.test, io.Discard)

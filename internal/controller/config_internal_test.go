@@ -15,18 +15,24 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
+	"github.com/webapp-operator/webapp-operator/internal/served"
 )
 
 func unstructuredWebApp(t *testing.T, ns, name string, spec webappv1.WebAppSpec) *unstructured.Unstructured {
 	t.Helper()
 	app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: spec}
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(app)
+	hub := &v1beta1.WebApp{}
+	if err := app.ConvertTo(hub); err != nil {
+		t.Fatal(err)
+	}
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(hub)
 	if err != nil {
 		t.Fatal(err)
 	}
 	obj := &unstructured.Unstructured{Object: u}
-	obj.SetGroupVersionKind(webappv1.GroupVersion.WithKind("WebApp"))
+	obj.SetGroupVersionKind(served.GroupVersion.WithKind(served.Kind))
 	return obj
 }
 
@@ -142,6 +148,9 @@ func testScheme(t *testing.T) *runtime.Scheme {
 		t.Fatal(err)
 	}
 	if err := webappv1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := v1beta1.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
 	return s

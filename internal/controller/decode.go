@@ -36,6 +36,12 @@ func NewWebAppObject() *unstructured.Unstructured {
 // decode converts a cached WebApp to the hub, once: the cache keeps what it returns, and every pass,
 // the renderer, status and metrics read that. Its error names the first field that does not decode.
 func decode(u *unstructured.Unstructured) (*v1beta1.WebApp, error) {
+	if spec, version, t, ok := served.Undecodable(u.Object); ok {
+		if path, fieldErr := undecodableField(spec, t, "spec"); path != "" {
+			return nil, fmt.Errorf("%s: %v (in %s, where the WebApp reads as written)", path, fieldErr, version)
+		}
+		return nil, fmt.Errorf("spec: does not convert from %s (the WebApp reads as written there)", version)
+	}
 	app, err := served.Decode(u.Object)
 	if err != nil {
 		if path, fieldErr := undecodableField(u.Object["spec"], served.SpecType, "spec"); path != "" {
@@ -124,8 +130,14 @@ func (r *WebAppReconciler) reportUndecodable(ctx context.Context, u *unstructure
 	}
 	patch, err := json.Marshal(map[string]any{"status": next})
 	if err == nil {
-		// a copy: u is the cache's, and the patch decodes the answer into its object
-		err = r.Status().Patch(ctx, u.DeepCopy(), client.RawPatch(types.MergePatchType, patch))
+		// a copy: u is the cache's, and the patch decodes the answer into its object. A WebApp the
+		// conversion could not convert is patched in the version its spec was written in: only
+		// there does the API server see the spec that validation ratchets, unchanged.
+		obj := u.DeepCopy()
+		if _, version, _, ok := served.Undecodable(u.Object); ok {
+			obj.SetAPIVersion(version)
+		}
+		err = r.Status().Patch(ctx, obj, client.RawPatch(types.MergePatchType, patch))
 	}
 	if err != nil {
 		log.Error(err, "cannot decode this WebApp, nor write that into its status", "webapp", client.ObjectKeyFromObject(u),

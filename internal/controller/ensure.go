@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -29,7 +28,9 @@ const absentOnly = "18446744073709551615"
 //     that name exists. Only if one does (the API server says 409) is it read: one of ours that lost
 //     its managed-by label (the cache holds only labelled objects) is corrected below; anyone else's
 //     is never touched (sample-controller's rule): the result is a NameConflict.
-//   - When the fields that our field manager owns already equal desired, nothing is sent.
+//   - When the fields that our field manager owns already equal desired, nothing is sent. The cache
+//     keeps a digest of them (Child.Trim), computed as the child entered it: any change to the child
+//     is a watch event that brings a new digest, so drift in any owned field is seen.
 //   - Otherwise desired is server-side applied with force: our manager owns every field it sets, so
 //     drift in any of them is corrected, while fields other managers set (an HPA, a mesh injector's
 //     annotations) are left alone.
@@ -59,7 +60,7 @@ func (r *WebAppReconciler) ensure(ctx context.Context, app *v1beta1.WebApp, chil
 		return nil, false, status.NewProblem(status.ReasonNameConflict, "%s %s named %q already exists and is not controlled by this WebApp; "+
 			"it is left untouched: delete it or rename the WebApp", article(child.Kind()), child.Kind(), app.Name)
 	}
-	if owned, err := child.Owned(live); err == nil && equality.Semantic.DeepEqual(owned, desired) {
+	if child.UpToDate(live, desired) {
 		return live, false, nil
 	}
 	if handover, err := child.Handover(app, live); err != nil {

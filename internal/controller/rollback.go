@@ -8,9 +8,7 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -20,7 +18,7 @@ import (
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
-// Automatic rollback (spec.rollout.autoRollback; docs/design.md, "Rollback"): status.RolloutFailure
+// Automatic rollback (spec.rollout.onFailure: Rollback; docs/design.md, "Rollback"): status.RolloutFailure
 // decides, this file reads the ReplicaSet of the revision to go back to, and resources.RollBack puts
 // its template in the Deployment the pass applies.
 
@@ -46,8 +44,8 @@ func (r *WebAppReconciler) rollBackIfFailed(ctx context.Context, p *pass, d *app
 	if failure == nil {
 		return nil
 	}
-	if owned, err := resources.Deployment.Owned(live); err != nil || !equality.Semantic.DeepEqual(owned, runtime.ApplyConfiguration(d)) {
-		return err
+	if !resources.Deployment.UpToDate(live, d) {
+		return nil
 	}
 	list := &appsv1.ReplicaSetList{}
 	if err := r.APIReader.List(ctx, list, client.InNamespace(app.Namespace),

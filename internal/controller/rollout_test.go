@@ -145,7 +145,7 @@ var _ = Describe("Rollouts", func() {
 		}, timeout, interval).Should(Succeed())
 		Eventually(condition(ns, "hold", webappv1.ConditionReady), timeout, interval).
 			Should(And(haveStatusReason(metav1.ConditionTrue, status.ReasonPaused),
-				HaveField("Message", ContainSubstring("3 of 3 replicas run an earlier pod template"))))
+				HaveField("Message", ContainSubstring("paused (spec.rollout.paused): 3 of 3 replicas run an earlier pod template"))))
 		Expect(condition(ns, "hold", webappv1.ConditionReconciling)(Default).Status).To(Equal(metav1.ConditionFalse))
 
 		By("unpaused, the Deployment is no longer paused: the field is not ours any more")

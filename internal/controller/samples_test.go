@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -21,19 +22,23 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/resources"
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
 // The samples of config/samples are what users apply first, and what the console's "Create WebApp"
 // form starts from (the CSV's alm-examples). Each is applied here exactly as it ships, and must reach
-// the state its comment promises, with the suite playing the controllers it waits for.
+// the state its comment promises, with the suite playing the controllers it waits for. Each v1beta1
+// sample has a v1alpha1 twin, which a user of the deprecated version applies: it must still be
+// admitted as it ships, and become the same app.
 
 var samplesDir = filepath.Join("..", "..", "config", "samples")
 
@@ -48,22 +53,30 @@ type sample struct {
 	companions []string
 	// check checks what else its comment promises, once it is Ready.
 	check func(app *webappv1.WebApp)
+	// twin is the same app in v1alpha1, which kustomization.yaml does not list.
+	twin string
 }
 
 // shippedSamples are the files of kustomization.yaml, in its order. A sample missing here fails the spec
 // that compares the two.
 var shippedSamples = []sample{
-	{file: "apps_v1alpha1_webapp.yaml", children: []string{"PodDisruptionBudget"}, check: checkBasicSample},
-	{file: "apps_v1alpha1_webapp_route.yaml", children: []string{"PodDisruptionBudget", "Ingress", "HTTPRoute"},
+	{file: "apps_v1beta1_webapp.yaml", children: []string{"PodDisruptionBudget"}, check: checkBasicSample},
+	{file: "apps_v1beta1_webapp_route.yaml", children: []string{"PodDisruptionBudget", "Ingress", "HTTPRoute"},
 		check: checkRouteSample},
-	{file: "apps_v1alpha1_webapp_autoscaling.yaml", children: []string{"PodDisruptionBudget", "HorizontalPodAutoscaler"},
+	{file: "apps_v1beta1_webapp_autoscaling.yaml", children: []string{"PodDisruptionBudget", "HorizontalPodAutoscaler"},
 		check: checkAutoscalingSample},
-	{file: "apps_v1alpha1_webapp_config.yaml", children: []string{"PodDisruptionBudget"},
+	{file: "apps_v1beta1_webapp_config.yaml", children: []string{"PodDisruptionBudget"},
 		companions: []string{"v1_configmap_webapp_config.yaml"}, check: checkConfigSample},
-	{file: "apps_v1alpha1_webapp_metrics.yaml", children: []string{"PodDisruptionBudget", "ServiceMonitor"},
+	{file: "apps_v1beta1_webapp_metrics.yaml", children: []string{"PodDisruptionBudget", "ServiceMonitor"},
 		companions: []string{"v1_configmap_webapp_metrics.yaml"}, check: checkMetricsSample},
-	{file: "apps_v1alpha1_webapp_networkpolicy.yaml", children: []string{"PodDisruptionBudget", "NetworkPolicy"},
+	{file: "apps_v1beta1_webapp_networkpolicy.yaml", children: []string{"PodDisruptionBudget", "NetworkPolicy"},
 		check: checkNetworkPolicySample},
+}
+
+func init() {
+	for i := range shippedSamples {
+		shippedSamples[i].twin = strings.Replace(shippedSamples[i].file, "_v1beta1_", "_v1alpha1_", 1)
+	}
 }
 
 var _ = Describe("The samples", func() {
@@ -76,9 +89,11 @@ var _ = Describe("The samples", func() {
 		Expect(utilyaml.Unmarshal(data, &kustomization)).To(Succeed())
 		listed := make([]string, 0, len(shippedSamples))
 		var companions []string
+		twins := make([]string, 0, len(shippedSamples))
 		for _, s := range shippedSamples {
 			listed = append(listed, s.file)
 			companions = append(companions, s.companions...)
+			twins = append(twins, s.twin)
 		}
 		Expect(kustomization.Resources).To(Equal(listed),
 			"every sample kustomization.yaml lists has an entry in shippedSamples (samples_test.go), in the same order")
@@ -91,15 +106,19 @@ var _ = Describe("The samples", func() {
 				files = append(files, e.Name())
 			}
 		}
-		Expect(files).To(ConsistOf(append(listed, companions...)),
-			"a file of config/samples is either listed in kustomization.yaml or read by a sample it lists")
+		Expect(files).To(ConsistOf(slices.Concat(listed, companions, twins)),
+			"a file of config/samples is either listed in kustomization.yaml, read by a sample it lists, or a sample's v1alpha1 twin")
 
 		names := make([]string, 0, len(shippedSamples))
 		for _, s := range shippedSamples {
 			objs := readSampleFile(s.file)
 			// `make bundle` copies into the bundle whatever else the kustomization holds
 			Expect(objs).To(HaveLen(1), "%s: one object, a WebApp", s.file)
-			Expect(objs[0].GroupVersionKind()).To(Equal(webappv1.GroupVersion.WithKind("WebApp")), s.file)
+			Expect(objs[0].GroupVersionKind()).To(Equal(v1beta1.GroupVersion.WithKind("WebApp")), s.file)
+			twin := readSampleFile(s.twin)
+			Expect(twin).To(HaveLen(1), s.twin)
+			Expect(twin[0].GroupVersionKind()).To(Equal(webappv1.GroupVersion.WithKind("WebApp")), s.twin)
+			Expect(twin[0].GetName()).To(Equal(objs[0].GetName()), s.twin)
 			Expect(objs[0].GetNamespace()).To(BeEmpty(), "%s: applied to the namespace the user chooses", s.file)
 			names = append(names, objs[0].GetName())
 			for _, kind := range s.children {
@@ -123,20 +142,8 @@ var _ = Describe("The samples", func() {
 
 	DescribeTable("each is admitted as it ships, and reconciled to the state its comment promises",
 		func(s sample) {
-			ns := newNamespace()
-			for _, f := range s.companions {
-				for _, obj := range readSampleFile(f) {
-					obj.SetNamespace(ns)
-					Expect(k8sClient.Create(ctx, obj, client.FieldValidation("Strict"))).To(Succeed(), f)
-				}
-			}
-			objs := readSampleFile(s.file)
-			Expect(objs).To(HaveLen(1))
-			u := objs[0]
-			u.SetNamespace(ns)
-			// strict, as kubectl apply is: a field the schema does not know is an error, not dropped
-			Expect(k8sClient.Create(ctx, u, client.FieldValidation("Strict"))).To(Succeed(), "the API server refuses %s", s.file)
-			app := fetch(ns, u.GetName())
+			ns := applySample(s.file, s.companions)
+			app := fetch(ns, readSampleFile(s.file)[0].GetName())
 
 			playTheCluster(app)
 			name := app.Name
@@ -163,6 +170,13 @@ var _ = Describe("The samples", func() {
 				}
 			}
 			s.check(app)
+
+			By("its v1alpha1 twin, in another namespace: admitted as it ships, it becomes the same app")
+			twinNS := applySample(s.twin, s.companions)
+			twinApp := fetch(twinNS, name)
+			playTheCluster(twinApp)
+			expectReady(twinNS, name)
+			expectSameApp(ns, twinNS, name, wanted)
 		},
 		func() []TableEntry {
 			entries := make([]TableEntry, 0, len(shippedSamples))
@@ -173,6 +187,71 @@ var _ = Describe("The samples", func() {
 		}(),
 	)
 })
+
+// applySample creates, in a new namespace, the objects of the companion files and then the WebApp
+// of file, as they ship, and returns the namespace.
+func applySample(file string, companions []string) string {
+	GinkgoHelper()
+	ns := newNamespace()
+	for _, f := range companions {
+		for _, obj := range readSampleFile(f) {
+			obj.SetNamespace(ns)
+			Expect(k8sClient.Create(ctx, obj, client.FieldValidation("Strict"))).To(Succeed(), f)
+		}
+	}
+	objs := readSampleFile(file)
+	Expect(objs).To(HaveLen(1))
+	u := objs[0]
+	u.SetNamespace(ns)
+	// strict, as kubectl apply is: a field the schema does not know is an error, not dropped
+	Expect(k8sClient.Create(ctx, u, client.FieldValidation("Strict"))).To(Succeed(), "the API server refuses %s", file)
+	return ns
+}
+
+// expectSameApp expects the WebApp name of namespaces a and b to have the same children of the
+// kinds wanted, as the API server keeps them (its defaults applied): the Deployment's replicas and
+// pod spec, the Service's type and ports, and the other children's specs.
+func expectSameApp(a, b, name string, wanted []string) {
+	GinkgoHelper()
+	da, db := getDeployment(a, name)(Default), getDeployment(b, name)(Default)
+	Expect(db.Spec.Replicas).To(Equal(da.Spec.Replicas))
+	Expect(db.Spec.Template.Spec).To(Equal(da.Spec.Template.Spec), "the pod spec")
+	sa, sb := getService(a, name)(Default), getService(b, name)(Default)
+	Expect(sb.Spec.Type).To(Equal(sa.Spec.Type))
+	Expect(sb.Spec.Ports).To(Equal(sa.Spec.Ports))
+	for _, child := range resources.All {
+		if !slices.Contains(wanted, child.Kind()) || child.Kind() == "Deployment" || child.Kind() == "Service" {
+			continue
+		}
+		oa, ob := get(a, name, child.New())(Default), get(b, name, child.New())(Default)
+		ua, err := runtime.DefaultUnstructuredConverter.ToUnstructured(oa)
+		Expect(err).NotTo(HaveOccurred())
+		ub, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ob)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(namespaced(ub["spec"], b, a)).To(Equal(ua["spec"]), "the %s's spec", child.Kind())
+	}
+}
+
+// namespaced is v with every string from replaced by to: a child's spec may name its namespace.
+func namespaced(v any, from, to string) any {
+	switch t := v.(type) {
+	case string:
+		return strings.ReplaceAll(t, from, to)
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = namespaced(x, from, to)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = namespaced(x, from, to)
+		}
+		return out
+	}
+	return v
+}
 
 // readSampleFile decodes the objects of a file of config/samples, as kubectl reads them.
 func readSampleFile(file string) []*unstructured.Unstructured {

@@ -17,10 +17,11 @@ import (
 	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 )
 
-// The status write is the request the operator sent when it read v1alpha1: one merge patch of what
-// changed in the status, to the status subresource of the v1alpha1 WebApp, with no option; and no
-// request when nothing changed.
-func TestWriteStatusSendsWhatItSentFromV1alpha1(t *testing.T) {
+// The status write is the request the operator sent when it read v1alpha1, to the version it serves
+// now: one merge patch of what changed in the status (the same bytes: the status has the same shape
+// in both versions), to the status subresource of the v1beta1 WebApp, with no option; and no request
+// when nothing changed.
+func TestWriteStatusSendsWhatChangedInTheStatus(t *testing.T) {
 	t0 := metav1.NewTime(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC))
 	cond := func(typ string, st metav1.ConditionStatus, reason string) metav1.Condition {
 		return metav1.Condition{Type: typ, Status: st, Reason: reason, Message: reason + " message", LastTransitionTime: t0, ObservedGeneration: 3}
@@ -56,7 +57,7 @@ func TestWriteStatusSendsWhatItSentFromV1alpha1(t *testing.T) {
 			if len(*sent) != 1 {
 				t.Fatalf("%d status patches, want 1", len(*sent))
 			}
-			if got := (*sent)[0]; got != (statusPatch{gvk: "apps.webapp-operator.io/v1alpha1, Kind=WebApp", key: "a/shop",
+			if got := (*sent)[0]; got != (statusPatch{gvk: "apps.webapp-operator.io/v1beta1, Kind=WebApp", key: "a/shop",
 				subresource: "status", patchType: types.MergePatchType, data: string(want)}) {
 				t.Errorf("sent %+v\nwant the data %s", got, want)
 			}

@@ -7,6 +7,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"github.com/webapp-operator/webapp-operator/internal/fairqueue"
 )
 
 // Watch says how the controller hears of a kind it watches (operator's table of watched kinds).
@@ -55,7 +57,9 @@ func (r *WebAppReconciler) SetupWithManager(mgr ctrl.Manager, watched []Watched)
 		}
 	}
 	return b.
-		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
+		// The fair queue serves namespaces in turn: a lone edit does not wait behind a mass change
+		// in other namespaces (fairqueue).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles, NewQueue: fairqueue.New}).
 		Named("webapp").
 		Complete(r)
 }

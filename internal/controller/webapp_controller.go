@@ -116,8 +116,9 @@ func (r *WebAppReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	p := &pass{app: cached.DeepCopy(), now: r.now()}
 	err := r.observe(ctx, p)
 	if err == nil {
-		r.decide(ctx, p)
-		err = r.act(ctx, p)
+		if err = r.decide(ctx, p); err == nil {
+			err = r.act(ctx, p)
+		}
 	}
 	return r.report(ctx, p, err)
 }
@@ -194,12 +195,19 @@ func (r *WebAppReconciler) readChildren(ctx context.Context, p *pass) error {
 }
 
 // decide renders every child. The Deployment's pod template is decided against the live one
-// (resources.DesiredDeployment), and goes back to an earlier revision when the rollout failed.
-func (r *WebAppReconciler) decide(ctx context.Context, p *pass) {
+// (resources.DesiredDeployment), and goes back to an earlier revision when the rollout failed. It
+// returns only a failure to read the Deployment; what cannot be rendered is a step's error.
+func (r *WebAppReconciler) decide(ctx context.Context, p *pass) error {
 	d, source, err := p.desiredDeployment()
+	if errors.Is(err, resources.ErrLiveTemplateNeeded) {
+		if err := r.readWholeDeployment(ctx, p); err != nil {
+			return err
+		}
+		d, source, err = p.desiredDeployment()
+	}
 	if err != nil {
 		p.steps = append(p.steps, step{child: resources.Deployment, err: err})
-		return
+		return nil
 	}
 	p.template = source
 	p.rollbackErr = r.rollBackIfFailed(ctx, p, d)
@@ -208,6 +216,25 @@ func (r *WebAppReconciler) decide(ctx context.Context, p *pass) {
 		desired, err := child.Desired(p.app)
 		p.steps = append(p.steps, step{child: child, desired: desired, err: err})
 	}
+	return nil
+}
+
+// readWholeDeployment reads p's Deployment from the API server, for a pass that keeps its live pod
+// template (held or pinned), which the cache does not keep.
+func (r *WebAppReconciler) readWholeDeployment(ctx context.Context, p *pass) error {
+	d := &appsv1.Deployment{}
+	p.deployment = nil
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(p.app), d); apierrors.IsNotFound(err) {
+		delete(p.live, resources.Deployment.Kind()) // gone since the cache saw it
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("reading Deployment %s: %w", p.app.Name, err)
+	}
+	p.live[resources.Deployment.Kind()] = d
+	if metav1.IsControlledBy(d, p.app) {
+		p.deployment = d
+	}
+	return nil
 }
 
 // desiredDeployment decides the Deployment (resources.DesiredDeployment), stamped with what the upgrade
@@ -348,10 +375,8 @@ func awaitingDeploymentController(obs status.Observation, written []string, now 
 	if slices.Contains(written, resources.Deployment.Kind()) {
 		return true
 	}
-	for _, mf := range d.ManagedFields {
-		if mf.Manager == resources.FieldOwner && mf.Operation == metav1.ManagedFieldsOperationApply && mf.Time != nil {
-			return now.Sub(mf.Time.Time) < deploymentControllerGrace
-		}
+	if at := resources.AppliedAt(d); at != nil {
+		return now.Sub(at.Time) < deploymentControllerGrace
 	}
 	return false
 }

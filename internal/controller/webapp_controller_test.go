@@ -473,7 +473,7 @@ var _ = Describe("WebApp controller", func() {
 		}, timeout, interval).Should(Succeed())
 		Eventually(condition(ns, "rooted", webappv1.ConditionStalled), timeout, interval).Should(And(
 			haveStatusReason(metav1.ConditionTrue, status.ReasonImageRunsAsRoot),
-			HaveField("Message", ContainSubstring("set spec.security.runAsUser"))))
+			HaveField("Message", ContainSubstring("set spec.pod.security.runAsUser"))))
 		Expect(condition(ns, "rooted", webappv1.ConditionReconciling)(Default).Status).To(Equal(metav1.ConditionFalse))
 	})
 
@@ -483,7 +483,7 @@ var _ = Describe("WebApp controller", func() {
 		Expect(k8sClient.Create(ctx, app)).To(Succeed())
 		Eventually(condition(ns, "badimage", webappv1.ConditionStalled), timeout, interval).Should(And(
 			haveStatusReason(metav1.ConditionTrue, status.ReasonInvalidImage),
-			HaveField("Message", ContainSubstring(`spec.image: image "NGINX:Latest"`))))
+			HaveField("Message", ContainSubstring(`spec.container.image: image "NGINX:Latest"`))))
 		Consistently(func() error { return k8sClient.Get(ctx, key(ns, "badimage"), &appsv1.Deployment{}) },
 			2*time.Second, interval).Should(Satisfy(apierrors.IsNotFound))
 	})

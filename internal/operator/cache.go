@@ -26,7 +26,8 @@ type watched struct {
 //
 // The cache keeps only the children and pods that carry our labels, so the operator's memory does not
 // grow with unrelated workloads. Pods and WebApps are kept with the fields the operator reads alone;
-// the children keep the operator's own managed fields, which the no-op check reads, and no one else's.
+// the children with what their readers read and a digest of the fields the operator owns, which the
+// no-op check compares (resources.Child.Trim).
 func watchedKinds(unserved map[string]bool, secrets bool) []watched {
 	kinds := []watched{
 		{controller.Watched{Object: controller.NewWebAppObject(), How: controller.WatchWebApp},
@@ -42,7 +43,7 @@ func watchedKinds(unserved map[string]bool, secrets bool) []watched {
 	for _, child := range resources.All {
 		if !unserved[child.Kind()] {
 			kinds = append(kinds, watched{controller.Watched{Object: child.New(), How: controller.WatchOwned},
-				cache.ByObject{Label: child.CacheSelector(), Transform: trimChild}})
+				cache.ByObject{Label: child.CacheSelector(), Transform: child.Trim}})
 		}
 	}
 	return kinds
@@ -80,26 +81,6 @@ func trimToIdentity(obj any) (any, error) {
 	case *corev1.ConfigMap:
 		return &corev1.ConfigMap{TypeMeta: o.TypeMeta, ObjectMeta: identity(o.ObjectMeta)}, nil
 	}
-	return obj, nil
-}
-
-// trimChild keeps, of a child's managed fields, the operator's own entries: the no-op check and the
-// handover read only those (resources.Child.Owned). The others are dropped: on a Deployment, the
-// controller manager's entry for its status and revision annotation, which is rewritten on every
-// rollout, is often as large as the operator's.
-func trimChild(obj any) (any, error) {
-	o, ok := obj.(metav1.Object)
-	if !ok {
-		return obj, nil
-	}
-	// a new slice: one that shared the decoded array would keep the dropped entries alive
-	var kept []metav1.ManagedFieldsEntry
-	for _, mf := range o.GetManagedFields() {
-		if mf.Manager == resources.FieldOwner {
-			kept = append(kept, mf)
-		}
-	}
-	o.SetManagedFields(kept)
 	return obj, nil
 }
 

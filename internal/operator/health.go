@@ -13,6 +13,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	toolscache "k8s.io/client-go/tools/cache"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -20,10 +21,18 @@ import (
 
 // The probes tell the truth about the caches, so that Kubernetes and OLM show a broken operator as
 // broken instead of a green pod that reconciles nothing:
-//   - readiness fails until every informer the controller uses has synced once;
+//   - readiness fails until every informer the controller uses has synced once, but the WebApps'
+//     when the operator serves the conversion webhook (readyWithoutWebApps): the API server may
+//     need that webhook to convert the WebApps the informer lists, and a webhook Service that
+//     routes to ready pods only (OLM's) would never reach a pod waiting for them. Readiness then
+//     waits for the webhook server to answer instead. A WebApp cache that has not synced says so
+//     in the log, every minute, and on the leader the WebApp metrics fail the scrape until it has
+//     (internal/metrics);
 //   - liveness fails once an informer has failed to list or watch for longer than
 //     Options.CacheFailureTolerance without a pause (a revoked permission, a deleted CRD), so that
 //     the container is restarted and the failure shows as restarts.
+
+var healthLog = ctrl.Log.WithName("health")
 
 // DefaultCacheFailureTolerance is how long an informer may keep failing before liveness fails.
 const DefaultCacheFailureTolerance = 5 * time.Minute
@@ -75,12 +84,18 @@ func (h *cacheHealth) watchError(ctx context.Context, r *toolscache.Reflector, e
 	h.failing[r.TypeDescription()] = f
 }
 
-// syncWatcher marks the caches synced once every informer the controller uses has synced. It runs
-// on every replica, leader or not: a standby is ready to take over once its caches are.
+// syncWatcher marks the caches synced once every informer the readiness probe waits for has synced.
+// It runs on every replica, leader or not: a standby is ready to take over once its caches are.
 type syncWatcher struct {
 	health    *cacheHealth
 	cache     cache.Cache
 	informers []client.Object
+	// webApps is the WebApp informer's object (one of informers); readiness does not wait for it
+	// when readyWithoutWebApps.
+	webApps             client.Object
+	readyWithoutWebApps bool
+	// logEvery is how often a WebApp cache that has not synced says so (0: a minute).
+	logEvery time.Duration
 }
 
 var _ manager.LeaderElectionRunnable = syncWatcher{}
@@ -88,17 +103,55 @@ var _ manager.LeaderElectionRunnable = syncWatcher{}
 func (syncWatcher) NeedLeaderElection() bool { return false }
 
 func (w syncWatcher) Start(ctx context.Context) error {
+	var ready []toolscache.InformerSynced
+	var webApps toolscache.InformerSynced
 	for _, obj := range w.informers {
-		if _, err := w.cache.GetInformer(ctx, obj); err != nil {
+		// not blocking: the WebApps' may take long, and the others are waited for together below
+		inf, err := w.cache.GetInformer(ctx, obj, cache.BlockUntilSynced(false))
+		if err != nil {
 			return fmt.Errorf("informer for %T: %w", obj, err)
 		}
+		if obj == w.webApps {
+			webApps = inf.HasSynced
+			if w.readyWithoutWebApps {
+				continue
+			}
+		}
+		ready = append(ready, inf.HasSynced)
 	}
-	if w.cache.WaitForCacheSync(ctx) {
+	if webApps != nil {
+		go w.reportWebApps(ctx, webApps)
+	}
+	if toolscache.WaitForCacheSync(ctx.Done(), ready...) {
 		w.health.mu.Lock()
 		w.health.synced = true
 		w.health.mu.Unlock()
 	}
 	return nil
+}
+
+// reportWebApps logs until the WebApp cache has synced, and once it has.
+func (w syncWatcher) reportWebApps(ctx context.Context, synced toolscache.InformerSynced) {
+	every := w.logEvery
+	if every <= 0 {
+		every = time.Minute
+	}
+	start, tick := time.Now(), time.NewTicker(100*time.Millisecond)
+	defer tick.Stop()
+	next := start.Add(every)
+	for !synced() {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			if now.After(next) {
+				healthLog.Info("The WebApp cache has not synced yet: WebApps are not reconciled until it has",
+					"waiting", now.Sub(start).Round(time.Second), "readinessWaits", !w.readyWithoutWebApps)
+				next = now.Add(every)
+			}
+		}
+	}
+	healthLog.Info("The WebApp cache has synced", "after", time.Since(start).Round(time.Millisecond))
 }
 
 // ready is the readiness check.

@@ -96,7 +96,7 @@ func TestWithoutTheOptionalAPIs(t *testing.T) {
 		t.Fatal(err)
 	}
 	msg := meta.FindStatusCondition(got.Status.Conditions, webappv1.ConditionStalled).Message
-	want := "the Gateway API (gateway.networking.k8s.io/v1 HTTPRoute), which spec.route needs, is not installed: install its CRDs, " +
+	want := "the Gateway API (gateway.networking.k8s.io/v1 HTTPRoute), which spec.exposure.route needs, is not installed: install its CRDs, " +
 		"then restart the operator, which looks for them only when it starts"
 	if msg != want {
 		t.Errorf("Stalled message %q, want %q", msg, want)
@@ -115,7 +115,7 @@ func TestWithoutTheOptionalAPIs(t *testing.T) {
 		t.Fatal(err)
 	}
 	msg = meta.FindStatusCondition(got.Status.Conditions, webappv1.ConditionStalled).Message
-	want = "the Prometheus Operator's API (monitoring.coreos.com/v1 ServiceMonitor), which spec.metrics needs, is not " +
+	want = "the Prometheus Operator's API (monitoring.coreos.com/v1 ServiceMonitor), which spec.observability.metrics needs, is not " +
 		"installed: install its CRDs, then restart the operator, which looks for them only when it starts"
 	if msg != want {
 		t.Errorf("Stalled message %q, want %q", msg, want)

@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/webapp-operator/webapp-operator/api/v1beta1"
+	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/controller"
 	"github.com/webapp-operator/webapp-operator/internal/metrics"
 	"github.com/webapp-operator/webapp-operator/internal/migration"
@@ -27,14 +27,15 @@ import (
 	"github.com/webapp-operator/webapp-operator/internal/webhook"
 )
 
-// Scheme knows the built-in types and the WebApp API: the version the API server serves the
-// operator (package served), and the hub, v1beta1, which the conversion webhook converts to and from.
+// Scheme knows the built-in types and both versions of the WebApp API: v1beta1, which the operator
+// reads (package served) and the conversion webhook converts to and from, and v1alpha1, which the
+// webhook converts.
 var Scheme = runtime.NewScheme()
 
 func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(Scheme))
 	utilruntime.Must(served.AddToScheme(Scheme))
-	utilruntime.Must(v1beta1.AddToScheme(Scheme))
+	utilruntime.Must(webappv1.AddToScheme(Scheme))
 }
 
 // Options configure the manager.
@@ -174,7 +175,10 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err := hook.Register(mgr); err != nil {
 		return nil, err
 	}
-	if err := mgr.Add(syncWatcher{health: health, cache: mgr.GetCache(), informers: informers}); err != nil {
+	// With the webhook on, the WebApp informer's first list may need it (objects stored in the other
+	// version), so readiness waits for the webhook server instead (health.go).
+	if err := mgr.Add(syncWatcher{health: health, cache: mgr.GetCache(), informers: informers,
+		webApps: webAppObject(kinds), readyWithoutWebApps: hook != nil}); err != nil {
 		return nil, err
 	}
 	if opts.MetricsService.Name != "" && !unserved[resources.ServiceMonitor.Kind()] {
@@ -198,7 +202,22 @@ func NewManager(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err := mgr.AddReadyzCheck("caches-synced", health.ready); err != nil {
 		return nil, err
 	}
+	if hook != nil {
+		if err := mgr.AddReadyzCheck("webhook", hook.Server().StartedChecker()); err != nil {
+			return nil, err
+		}
+	}
 	return mgr, nil
+}
+
+// webAppObject is the object of the WebApp informer among kinds.
+func webAppObject(kinds []watched) client.Object {
+	for _, k := range kinds {
+		if k.How == controller.WatchWebApp {
+			return k.Object
+		}
+	}
+	return nil
 }
 
 func logSecretRollouts(c controller.ConfigOptions) {

@@ -34,7 +34,7 @@ func mainContainer(app *v1beta1.WebApp) (*corev1ac.ContainerApplyConfiguration, 
 			WithContainerPort(portNumber(p)).
 			WithProtocol(protocol(p.Protocol)))
 	}
-	if err := withEnvAndResources(c, spec.Env, spec.EnvFrom, spec.Resources, "spec"); err != nil {
+	if err := withEnvAndResources(c, spec.Env, spec.EnvFrom, spec.Resources, "spec.container"); err != nil {
 		return nil, err
 	}
 	for _, v := range app.Spec.Pod.Volumes {
@@ -153,16 +153,16 @@ func checkImages(app *v1beta1.WebApp) error {
 		}
 		return nil
 	}
-	if err := check("spec.image", app.Spec.Container.Image); err != nil {
+	if err := check("spec.container.image", app.Spec.Container.Image); err != nil {
 		return err
 	}
 	for i, c := range app.Spec.Pod.Sidecars {
-		if err := check(fmt.Sprintf("spec.sidecars[%d].image", i), c.Image); err != nil {
+		if err := check(fmt.Sprintf("spec.pod.sidecars[%d].image", i), c.Image); err != nil {
 			return err
 		}
 	}
 	for i, c := range app.Spec.Pod.InitContainers {
-		if err := check(fmt.Sprintf("spec.initContainers[%d].image", i), c.Image); err != nil {
+		if err := check(fmt.Sprintf("spec.pod.initContainers[%d].image", i), c.Image); err != nil {
 			return err
 		}
 	}

@@ -27,22 +27,38 @@ var Deployment Child = kind[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfigu
 	extract:  appsv1ac.ExtractDeployment,
 	health:   deploymentHealth,
 	handover: deploymentHandover,
+	handsOver: func(owned *appsv1ac.DeploymentApplyConfiguration) bool {
+		return owned.Spec != nil && owned.Spec.Replicas != nil
+	},
+	slim: slimDeployment,
 }
 
-// deploymentHandover hands the replicas over to the autoscaler when autoscaling is switched on. Left
+// slimDeployment is what the cache keeps of a Deployment: what its Health, the status (its
+// revision, the configuration and image its template runs), the rollback and the upgrade policy
+// (their annotations) read. Not its pod template, which is most of it: the no-op check compares a
+// digest, and a pass that keeps the live template reads the Deployment whole (ErrLiveTemplateNeeded).
+func slimDeployment(d *appsv1.Deployment) *appsv1.Deployment {
+	out := &appsv1.Deployment{TypeMeta: d.TypeMeta, ObjectMeta: identity(&d.ObjectMeta), Status: d.Status}
+	out.Annotations = only(d.Annotations, status.RevisionAnnotation, TemplateAnnotation, RollbackAnnotation)
+	out.Spec = appsv1.DeploymentSpec{Replicas: d.Spec.Replicas, Paused: d.Spec.Paused,
+		ProgressDeadlineSeconds: d.Spec.ProgressDeadlineSeconds}
+	out.Spec.Template.Annotations = only(d.Spec.Template.Annotations, v1beta1.ConfigRevisionAnnotation)
+	for _, c := range d.Spec.Template.Spec.Containers {
+		if c.Name == ContainerName {
+			out.Spec.Template.Spec.Containers = []corev1.Container{{Name: c.Name, Image: c.Image}}
+		}
+	}
+	return out
+}
+
+// deploymentHandover hands the replicas over to the autoscaler when autoscaling is switched on and
+// the operator owns them (handsOver). Left
 // out of the operator's apply, a field that only the operator owned would be removed and the
 // Deployment would fall back to one replica until the autoscaler catches up. Applied first under
 // HandoverFieldOwner with its live value, the field keeps that value once the operator lets it go,
 // and the autoscaler's first scale takes it from there.
 func deploymentHandover(app *v1beta1.WebApp, live *appsv1.Deployment) (*appsv1ac.DeploymentApplyConfiguration, bool, error) {
 	if !Autoscaled(app) || live.Spec.Replicas == nil {
-		return nil, false, nil
-	}
-	owned, err := appsv1ac.ExtractDeployment(live, FieldOwner)
-	if err != nil {
-		return nil, false, err
-	}
-	if owned.Spec == nil || owned.Spec.Replicas == nil {
 		return nil, false, nil
 	}
 	return appsv1ac.Deployment(live.Name, live.Namespace).
@@ -179,7 +195,7 @@ func scalingHealth(app *v1beta1.WebApp, d *appsv1.Deployment, desired int32) (st
 // long as enough of them are available, and says what waits.
 func pausedHealth(d *appsv1.Deployment, desired int32) status.Health {
 	s := d.Status
-	msg := fmt.Sprintf("paused (spec.paused): %d of %d replicas run an earlier pod template; set spec.paused "+
+	msg := fmt.Sprintf("paused (spec.rollout.paused): %d of %d replicas run an earlier pod template; set spec.rollout.paused "+
 		"to false to roll out the latest", desired-s.UpdatedReplicas, desired)
 	if s.AvailableReplicas < desired {
 		return progressing(status.ReasonReplicasUnavailable, fmt.Sprintf("%d of %d replicas available; %s",

@@ -238,14 +238,14 @@ func TestInvalidImage(t *testing.T) {
 		edit  func(*webappv1.WebApp)
 		field string
 	}{
-		{"upper case", func(a *webappv1.WebApp) { a.Spec.Image = "NGINX:Latest" }, "spec.image"},
-		{"a short digest", func(a *webappv1.WebApp) { a.Spec.Image = "nginx@sha256:abc" }, "spec.image"},
+		{"upper case", func(a *webappv1.WebApp) { a.Spec.Image = "NGINX:Latest" }, "spec.container.image"},
+		{"a short digest", func(a *webappv1.WebApp) { a.Spec.Image = "nginx@sha256:abc" }, "spec.container.image"},
 		{"a sidecar's", func(a *webappv1.WebApp) {
 			a.Spec.Sidecars = []webappv1.Container{{Name: "proxy", Image: "Proxy"}}
-		}, "spec.sidecars[0].image"},
+		}, "spec.pod.sidecars[0].image"},
 		{"an init container's", func(a *webappv1.WebApp) {
 			a.Spec.InitContainers = []webappv1.Container{{Name: "init", Image: "x::1"}}
-		}, "spec.initContainers[0].image"},
+		}, "spec.pod.initContainers[0].image"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			app := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: "shop", Namespace: "ns"},

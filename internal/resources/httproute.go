@@ -32,7 +32,7 @@ var HTTPRouteGVK = schema.GroupVersionKind{Group: gatewayGroup, Version: "v1", K
 const gatewayGroup = "gateway.networking.k8s.io"
 
 // HTTPRoute is ready once every Gateway it names has accepted it and resolved its backend.
-var HTTPRoute Child = crdKind(HTTPRouteGVK, "the Gateway API", "spec.route", status.ReasonRouteAPIMissing,
+var HTTPRoute Child = crdKind(HTTPRouteGVK, "the Gateway API", "spec.exposure.route", status.ReasonRouteAPIMissing,
 	kind[*unstructured.Unstructured, runtime.ApplyConfiguration]{
 		wanted: func(app *v1beta1.WebApp) bool { return app.Spec.Exposure.Route != nil },
 		render: renderHTTPRoute,

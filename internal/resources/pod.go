@@ -14,7 +14,7 @@ import (
 
 // The pod template of the Deployment: what the pods run (pod.go, container.go, probes.go), secure
 // by default. Every pod meets the restricted Pod Security Standard unless the WebApp asks for root
-// (spec.security.runAsUser: 0); no field of the WebApp can make a pod privileged, share a host
+// (spec.pod.security.runAsUser: 0); no field of the WebApp can make a pod privileged, share a host
 // namespace, mount a host path or add a capability.
 
 // podTemplate renders app's pod template.
@@ -34,7 +34,7 @@ func podTemplate(app *v1beta1.WebApp) (*corev1ac.PodTemplateSpecApplyConfigurati
 	}
 	template := corev1ac.PodTemplateSpec().WithLabels(podLabels).WithSpec(spec)
 	// kubectl logs, exec and attach pick the app's container without -c, sidecars or not, unless
-	// the WebApp's own podAnnotations name another.
+	// the WebApp's own pod annotations name another.
 	annotations := map[string]string{DefaultContainerAnnotation: ContainerName}
 	for k, v := range app.Spec.Pod.Annotations {
 		annotations[k] = string(v)
@@ -64,14 +64,14 @@ func podSpec(app *v1beta1.WebApp) (*corev1ac.PodSpecApplyConfiguration, error) {
 	// Init containers run first, in order; the sidecars after them, as native sidecars (restartPolicy
 	// Always): started before the app, stopped after it.
 	for i := range pod.InitContainers {
-		c, err := sideContainer(app, &pod.InitContainers[i], fmt.Sprintf("spec.initContainers[%d]", i))
+		c, err := sideContainer(app, &pod.InitContainers[i], fmt.Sprintf("spec.pod.initContainers[%d]", i))
 		if err != nil {
 			return nil, err
 		}
 		spec.WithInitContainers(c)
 	}
 	for i := range pod.Sidecars {
-		c, err := sideContainer(app, &pod.Sidecars[i], fmt.Sprintf("spec.sidecars[%d]", i))
+		c, err := sideContainer(app, &pod.Sidecars[i], fmt.Sprintf("spec.pod.sidecars[%d]", i))
 		if err != nil {
 			return nil, err
 		}
@@ -80,7 +80,7 @@ func podSpec(app *v1beta1.WebApp) (*corev1ac.PodSpecApplyConfiguration, error) {
 	for i := range pod.Volumes {
 		v, err := volume(&pod.Volumes[i])
 		if err != nil {
-			return nil, fmt.Errorf("spec.volumes[%d]: %w", i, err)
+			return nil, fmt.Errorf("spec.pod.volumes[%d]: %w", i, err)
 		}
 		spec.WithVolumes(v)
 	}
@@ -157,7 +157,7 @@ func podSecurityContext(s *v1beta1.Security) *corev1ac.PodSecurityContextApplyCo
 	return sc
 }
 
-// volume renders one of spec.volumes; its mount is the container's (container.go).
+// volume renders one of spec.pod.volumes; its mount is the container's (container.go).
 func volume(v *v1beta1.Volume) (*corev1ac.VolumeApplyConfiguration, error) {
 	out := corev1ac.Volume().WithName(v.Name)
 	switch {

@@ -223,7 +223,7 @@ func TestVolumeWithoutSourceIsAnError(t *testing.T) {
 	if err == nil {
 		t.Fatal("a volume without a source rendered")
 	}
-	expect(t, "message", err.Error(), `spec.volumes[0]: volume "v" has no source`)
+	expect(t, "message", err.Error(), `spec.pod.volumes[0]: volume "v" has no source`)
 }
 
 // Unless the WebApp says otherwise, a rollout never has fewer available pods than replicas: it

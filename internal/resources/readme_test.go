@@ -8,9 +8,14 @@ import (
 	"regexp"
 	"testing"
 
+	apiextensionsinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"sigs.k8s.io/yaml"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
+	"github.com/webapp-operator/webapp-operator/internal/served"
 )
 
 // readmeGolden is the Deployment that the README's WebApp example renders to, less the security
@@ -18,7 +23,8 @@ import (
 // each running WebApp gets it only with its next change (the upgrade policy, docs/design.md).
 const readmeGolden = "testdata/readme-deployment.json"
 
-// TestREADMEExampleRendersTheSameDeployment renders the README's first WebApp and compares it with
+// TestREADMEExampleRendersTheSameDeployment renders the README's first WebApp as the operator reads
+// it (the CRD's defaults applied, as the API server does, then served.Decode) and compares it with
 // readmeGolden, without the security defaults (the pod's and the container's securityContext, and
 // automountServiceAccountToken), which TestPodSecurity covers. UPDATE_GOLDEN=1 rewrites the golden.
 func TestREADMEExampleRendersTheSameDeployment(t *testing.T) {
@@ -26,16 +32,24 @@ func TestREADMEExampleRendersTheSameDeployment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("(?s)```yaml\n(apiVersion: apps.webapp-operator.io/v1alpha1\nkind: WebApp\n.*?)```").FindSubmatch(readme)
+	m := regexp.MustCompile("(?s)```yaml\n(apiVersion: apps.webapp-operator.io/v1beta1\nkind: WebApp\n.*?)```").FindSubmatch(readme)
 	if m == nil {
-		t.Fatal("README.md has no WebApp example")
+		t.Fatal("README.md has no v1beta1 WebApp example")
 	}
-	app := &webappv1.WebApp{}
-	if err := yaml.UnmarshalStrict(m[1], app); err != nil {
+	if err := yaml.UnmarshalStrict(m[1], &v1beta1.WebApp{}); err != nil {
 		t.Fatalf("the README's example: %v", err)
 	}
+	var obj map[string]any
+	if err := yaml.Unmarshal(m[1], &obj); err != nil {
+		t.Fatal(err)
+	}
+	structuraldefaulting.Default(obj, crdSchema(t, v1beta1.GroupVersion.Version))
+	app, err := served.Decode(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
 	app.Namespace, app.UID = "default", "uid-1"
-	ac, err := renderDeployment(hub(t, app))
+	ac, err := renderDeployment(app)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,6 +86,37 @@ func TestREADMEExampleRendersTheSameDeployment(t *testing.T) {
 		t.Errorf("the README's WebApp renders another Deployment than before, security defaults aside:\n got: %s\nwant: %s",
 			gotJSON, want)
 	}
+}
+
+// crdSchema is the structural schema of version in the CRD the operator installs: what the API server
+// defaults a WebApp of that version with.
+func crdSchema(t *testing.T, version string) *structuralschema.Structural {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "config", "crd", "bases", "apps.webapp-operator.io_webapps.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.Unmarshal(data, crd); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range crd.Spec.Versions {
+		if v.Name != version {
+			continue
+		}
+		internal := &apiextensionsinternal.JSONSchemaProps{}
+		if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(
+			v.Schema.OpenAPIV3Schema, internal, nil); err != nil {
+			t.Fatal(err)
+		}
+		s, err := structuralschema.NewStructural(internal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	t.Fatalf("the CRD has no version %s", version)
+	return nil
 }
 
 // dig returns the object at path in o.

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
@@ -42,9 +43,16 @@ type Child interface {
 	// Desired renders app's object. A nil configuration with a nil error means that app wants no
 	// such object.
 	Desired(app *v1beta1.WebApp) (runtime.ApplyConfiguration, error)
-	// Owned extracts from live the fields that FieldOwner manages, in the shape of Desired, so that
-	// the two compare equal when nothing needs to be applied.
+	// Owned extracts from live, read whole from the API server, the fields that FieldOwner manages,
+	// in the shape of Desired.
 	Owned(live client.Object) (runtime.ApplyConfiguration, error)
+	// UpToDate reports whether the fields that FieldOwner manages on live, as the cache keeps it
+	// (Trim) or whole, are exactly desired: then nothing needs to be applied.
+	UpToDate(live client.Object, desired runtime.ApplyConfiguration) bool
+	// Trim is the cache's transform of the kind: it keeps of a child what the operator reads, and a
+	// digest of the fields that FieldOwner manages (UpToDate) in place of every managed field. An
+	// object that is not of the kind, or is trimmed already, is returned as it is.
+	Trim(obj any) (any, error)
 	// Health reads live, which app controls.
 	Health(app *v1beta1.WebApp, live client.Object) status.Health
 	// CacheSelector selects the objects of the kind the operator caches and watches.
@@ -74,8 +82,13 @@ type kind[T client.Object, AC runtime.ApplyConfiguration] struct {
 	// health reads the live object; nil means "ready as soon as it exists".
 	health func(*v1beta1.WebApp, T) status.Health
 	// handover returns the fields to hand over before applying (see Child.Handover), and whether
-	// there are any; nil means never.
+	// there are any; nil means never. It is called only when handsOver says that FieldOwner owns them.
 	handover func(*v1beta1.WebApp, T) (AC, bool, error)
+	// handsOver reports whether the owned fields include those that handover hands over.
+	handsOver func(AC) bool
+	// slim is what the cache keeps of a live T besides the digest of its owned fields: what Health,
+	// handover and the reconciler read. Nil keeps the whole object.
+	slim func(T) T
 	// missingAPI: see Child.MissingAPI; nil for a built-in kind.
 	missingAPI func() *status.Problem
 }
@@ -98,6 +111,65 @@ func (k kind[T, AC]) Owned(live client.Object) (runtime.ApplyConfiguration, erro
 	return k.extract(t, FieldOwner)
 }
 
+func (k kind[T, AC]) UpToDate(live client.Object, desired runtime.ApplyConfiguration) bool {
+	want, err := k.digestOf(desired)
+	if err != nil {
+		return false
+	}
+	if d, ok := cachedDigest(live); ok {
+		return d.Sum == want
+	}
+	owned, err := k.Owned(live)
+	if err != nil {
+		return false
+	}
+	have, err := k.digestOf(owned)
+	return err == nil && have == want
+}
+
+func (k kind[T, AC]) Trim(obj any) (any, error) {
+	t, ok := obj.(T)
+	if !ok || Trimmed(t) {
+		return obj, nil
+	}
+	d, err := k.digest(t)
+	if err != nil {
+		// Kept whole, but for the other managers' fields: UpToDate then extracts the owned ones.
+		t.SetManagedFields(ownEntries(t.GetManagedFields()))
+		return t, nil
+	}
+	if k.slim != nil {
+		t = k.slim(t)
+	}
+	t.SetManagedFields([]metav1.ManagedFieldsEntry{d})
+	return t, nil
+}
+
+// digest is the entry that Trim leaves of live's managed fields.
+func (k kind[T, AC]) digest(live T) (metav1.ManagedFieldsEntry, error) {
+	owned, err := k.extract(live, FieldOwner)
+	if err != nil {
+		return metav1.ManagedFieldsEntry{}, err
+	}
+	sum, err := k.digestOf(owned)
+	if err != nil {
+		return metav1.ManagedFieldsEntry{}, err
+	}
+	return digestEntry(ownedDigest{Sum: sum, HandsOver: k.handsOver != nil && k.handsOver(owned)}, live)
+}
+
+// ownEntries is a new slice of FieldOwner's entries: one that shared the decoded array would keep
+// the dropped entries alive.
+func ownEntries(in []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
+	var kept []metav1.ManagedFieldsEntry
+	for _, mf := range in {
+		if mf.Manager == FieldOwner {
+			kept = append(kept, mf)
+		}
+	}
+	return kept
+}
+
 func (k kind[T, AC]) Health(app *v1beta1.WebApp, live client.Object) status.Health {
 	t, ok := live.(T)
 	if !ok || k.health == nil {
@@ -113,11 +185,30 @@ func (k kind[T, AC]) Handover(app *v1beta1.WebApp, live client.Object) (runtime.
 	if !ok || k.handover == nil {
 		return nil, nil
 	}
+	if owns, err := k.ownsHandedOver(t); err != nil || !owns {
+		return nil, err
+	}
 	ac, some, err := k.handover(app, t)
 	if err != nil || !some {
 		return nil, err
 	}
 	return ac, nil
+}
+
+// ownsHandedOver reports whether FieldOwner owns on live what handover hands over: as the digest
+// recorded it on a trimmed object, from the managed fields on a whole one.
+func (k kind[T, AC]) ownsHandedOver(live T) (bool, error) {
+	if k.handsOver == nil {
+		return true, nil
+	}
+	if d, ok := cachedDigest(live); ok {
+		return d.HandsOver, nil
+	}
+	owned, err := k.extract(live, FieldOwner)
+	if err != nil {
+		return false, err
+	}
+	return k.handsOver(owned), nil
 }
 
 func (k kind[T, AC]) MissingAPI() *status.Problem {

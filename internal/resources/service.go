@@ -20,6 +20,12 @@ var Service Child = kind[*corev1.Service, *corev1ac.ServiceApplyConfiguration]{
 	newObj:  func() *corev1.Service { return &corev1.Service{} },
 	render:  renderService,
 	extract: corev1ac.ExtractService,
+	slim:    slimService,
+}
+
+// slimService is what the cache keeps of a Service: its identity. Nothing reads more of it.
+func slimService(s *corev1.Service) *corev1.Service {
+	return &corev1.Service{TypeMeta: s.TypeMeta, ObjectMeta: identity(&s.ObjectMeta)}
 }
 
 // renderService renders the Service that exposes app's pods: one port for each entry of

@@ -14,18 +14,18 @@ import (
 	"github.com/webapp-operator/webapp-operator/internal/status"
 )
 
-// The ServiceMonitor has the Prometheus Operator scrape the app's own metrics (spec.metrics). The
-// operator creates, patches and deletes it like the HTTPRoute, and, like it, handles it as an
-// unstructured object: github.com/prometheus-operator/prometheus-operator's Go types would bring a
-// module and its dependencies into the operator's build for five fields, of a CRD a cluster may not
-// have anyway.
+// The ServiceMonitor has the Prometheus Operator scrape the app's own metrics
+// (spec.observability.metrics). The operator creates, patches and deletes it like the HTTPRoute,
+// and, like it, handles it as an unstructured object: github.com/prometheus-operator/prometheus-operator's
+// Go types would bring a module and its dependencies into the operator's build for five fields, of a
+// CRD a cluster may not have anyway.
 //
 // A ServiceMonitor rather than a PodMonitor: every WebApp has a Service, with named ports, and a
 // ServiceMonitor that selects it is the Prometheus Operator's usual way of scraping an app. The
 // Prometheus Operator gives the series the Service's name as their job, which stays the same across
 // rollouts and replicas (a PodMonitor's series carry the PodMonitor's name instead, and nothing ties
 // them to the Service the app is reached through). A PodMonitor would only be needed for a port the
-// Service cannot expose, and spec.metrics has the Service expose the port it names.
+// Service cannot expose, and spec.observability.metrics has the Service expose the port it names.
 // +kubebuilder:rbac:groups=monitoring.coreos.com,resources=servicemonitors,verbs=get;list;watch;create;patch;delete
 
 // ServiceMonitorGVK is the Prometheus Operator kind the operator writes: v1, the only version it serves.
@@ -35,7 +35,7 @@ const monitoringGroup = "monitoring.coreos.com"
 
 // ServiceMonitor is ready as soon as it exists: the Prometheus Operator writes no status on it that
 // says whether a Prometheus picked it up.
-var ServiceMonitor Child = crdKind(ServiceMonitorGVK, "the Prometheus Operator's API", "spec.metrics",
+var ServiceMonitor Child = crdKind(ServiceMonitorGVK, "the Prometheus Operator's API", "spec.observability.metrics",
 	status.ReasonMonitoringAPIMissing, kind[*unstructured.Unstructured, runtime.ApplyConfiguration]{
 		wanted: func(app *v1beta1.WebApp) bool { return app.Spec.Observability.Metrics != nil },
 		render: renderServiceMonitor,
@@ -112,6 +112,7 @@ func MetricsPort(app *v1beta1.WebApp) (string, *v1beta1.ContainerPort, error) {
 			return p.Name, p, nil
 		}
 	}
-	return "", nil, fmt.Errorf("spec.metrics.port %s is neither %s, spec.port (%d) nor a port of spec.ports",
+	return "", nil, fmt.Errorf("spec.observability.metrics.port %s is neither %s (containerPort %d) nor another "+
+		"port of spec.container.ports",
 		port.String(), PortName, containerPort(app))
 }

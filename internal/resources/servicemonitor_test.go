@@ -93,7 +93,7 @@ func TestServiceMonitorRefusesAPortThatNamesNothing(t *testing.T) {
 		a.Spec.Metrics = &webappv1.Metrics{Port: &p}
 	})
 	_, err := ServiceMonitor.Desired(hub(t, app))
-	expect(t, "error", err.Error(), "spec.metrics.port nowhere is neither http, spec.port (8080) nor a port of spec.ports")
+	expect(t, "error", err.Error(), "spec.observability.metrics.port nowhere is neither http (containerPort 8080) nor another port of spec.container.ports")
 	// the Service renders as without metrics: the WebApp is reported InvalidSpec by the ServiceMonitor
 	expect(t, "Service ports", len(service(t, app).Spec.Ports), 1)
 }
@@ -102,6 +102,6 @@ func TestServiceMonitorMissingAPI(t *testing.T) {
 	p := ServiceMonitor.MissingAPI()
 	expect(t, "reason", p.Reason, status.ReasonMonitoringAPIMissing)
 	expect(t, "message", p.Message, "the Prometheus Operator's API (monitoring.coreos.com/v1 ServiceMonitor), which "+
-		"spec.metrics needs, is not installed: install its CRDs, then restart the operator, which looks for them only "+
+		"spec.observability.metrics needs, is not installed: install its CRDs, then restart the operator, which looks for them only "+
 		"when it starts")
 }

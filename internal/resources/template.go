@@ -155,6 +155,9 @@ func TemplateInputs(templateSpec []byte, configRevision string) string {
 // keepLiveTemplate gives d the template our field manager owns on live, with its stamp and rollback
 // record. It reports false when live has no such template.
 func keepLiveTemplate(d *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deployment) (bool, error) {
+	if Trimmed(live) {
+		return false, ErrLiveTemplateNeeded
+	}
 	owned, err := appsv1ac.ExtractDeployment(live, FieldOwner)
 	if err != nil || owned.Spec == nil || owned.Spec.Template == nil {
 		return false, err
@@ -176,6 +179,9 @@ func holdTemplate(d *appsv1ac.DeploymentApplyConfiguration, live *appsv1.Deploym
 	liveStamp := live.Annotations[TemplateAnnotation]
 	if liveStamp == stamp || !strings.HasPrefix(liveStamp, inputs+"/") {
 		return false, nil
+	}
+	if Trimmed(live) {
+		return false, ErrLiveTemplateNeeded
 	}
 	owned, err := appsv1ac.ExtractDeployment(live, FieldOwner)
 	if err != nil || owned.Spec == nil || owned.Spec.Template == nil {

@@ -1,8 +1,8 @@
 // Package served is the one place that knows which version of the WebApp API the operator lists,
 // watches and writes the status of, and how a WebApp of that version becomes the hub, api/v1beta1,
 // which everything else reads: the reconciler, the renderer (package resources), status and metrics
-// (docs/design.md, "One internal version"). That version is v1alpha1 today; serving v1beta1 is a
-// change of this package.
+// (docs/design.md, "One internal version"). That version is v1beta1, the stored one, so that the
+// operator's own reads need no conversion once objects are migrated.
 package served
 
 import (
@@ -10,6 +10,7 @@ import (
 	"reflect"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,31 +20,63 @@ import (
 )
 
 // GroupVersion is the version of WebApp the operator lists, watches and writes the status of.
-var GroupVersion = webappv1.GroupVersion
+var GroupVersion = v1beta1.GroupVersion
 
-// AddToScheme adds the served version's types to a scheme. The operator's scheme also knows the
-// hub, for the conversion webhook; the reconciler never sends a hub object to the API server.
-var AddToScheme = webappv1.AddToScheme
+// AddToScheme adds the served version's types to a scheme. The operator's scheme also knows
+// v1alpha1, for the conversion webhook.
+var AddToScheme = v1beta1.AddToScheme
 
 // Kind is the WebApp's kind.
 const Kind = "WebApp"
 
 // OwnerAPIVersion is the apiVersion by which the children name their WebApp in their owner
 // references. The garbage collector needs a version the API server serves, and a change of it
-// rewrites the owner references of every child once.
-var OwnerAPIVersion = GroupVersion.String()
+// rewrites the owner references of every child once: so it stays v1alpha1, which every child of an
+// earlier release names, for as long as v1alpha1 is served.
+var OwnerAPIVersion = webappv1.GroupVersion.String()
 
 // SpecType is the Go type of the served version's spec: the field of a WebApp that does not decode
 // is found along it.
-var SpecType = reflect.TypeFor[webappv1.WebAppSpec]()
+var SpecType = reflect.TypeFor[v1beta1.WebAppSpec]()
 
-// Decode decodes obj, a WebApp of GroupVersion as the API server sends it, and converts it to the hub.
+// Undecodable returns, for a WebApp that did not convert through the Go types (the conversion
+// webhook kept its spec as written in webappv1.UndecodableAnnotation, and served it with an empty
+// spec), that spec, the apiVersion it was written in and the Go type of that version's spec.
+func Undecodable(obj map[string]any) (spec any, apiVersion string, specType reflect.Type, ok bool) {
+	u := unstructured.Unstructured{Object: obj}
+	raw, found := u.GetAnnotations()[webappv1.UndecodableAnnotation]
+	var kept struct {
+		APIVersion string `json:"apiVersion"`
+		Spec       any    `json:"spec"`
+	}
+	if !found || json.Unmarshal([]byte(raw), &kept) != nil {
+		return nil, "", nil, false
+	}
+	switch kept.APIVersion {
+	case webappv1.GroupVersion.String():
+		specType = reflect.TypeFor[webappv1.WebAppSpec]()
+	case v1beta1.GroupVersion.String():
+		specType = reflect.TypeFor[v1beta1.WebAppSpec]()
+	default:
+		return nil, "", nil, false
+	}
+	return kept.Spec, kept.APIVersion, specType, true
+}
+
+// Decode decodes obj, a WebApp of GroupVersion as the API server sends it, and makes it the hub the
+// renderer reads: the API server has filled in every default v1beta1 declares, and the renderer
+// must render only those the app wrote (ToHub). The v1alpha1 form says which: the conversion keeps
+// a default the app wrote and drops one it did not (its carrier notes which).
 func Decode(obj map[string]any) (*v1beta1.WebApp, error) {
-	app := &webappv1.WebApp{}
+	app := &v1beta1.WebApp{}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, app); err != nil {
 		return nil, err
 	}
-	return ToHub(app)
+	alpha := &webappv1.WebApp{}
+	if err := alpha.ConvertFrom(app); err != nil {
+		return nil, err
+	}
+	return ToHub(alpha)
 }
 
 // ToHub converts app to the hub with its ConvertTo, then unsets again each default that only
@@ -135,7 +168,7 @@ func notTemplateFields(spec *webappv1.WebAppSpec) {
 // Object is an object of the served version that stands for app, with its identity alone, where the
 // version matters: its status is patched through it, and events name it.
 func Object(app metav1.Object) client.Object {
-	return &webappv1.WebApp{
+	return &v1beta1.WebApp{
 		TypeMeta: metav1.TypeMeta{APIVersion: GroupVersion.String(), Kind: Kind},
 		ObjectMeta: metav1.ObjectMeta{Name: app.GetName(), Namespace: app.GetNamespace(), UID: app.GetUID(),
 			ResourceVersion: app.GetResourceVersion()},

@@ -203,10 +203,16 @@ func TestToHubRendersTheHealthCheckAsBefore(t *testing.T) {
 	}
 }
 
-// Decode decodes a WebApp of the served version and converts it to the hub.
+// Decode reads a WebApp as the API server serves it, in v1beta1 with every default v1beta1
+// declares filled in, and gives the hub ToHub gives for the v1alpha1 WebApp it was created as: the
+// renderer renders what it rendered before v1beta1 was served.
 func TestDecode(t *testing.T) {
 	for _, app := range corpus(t)[:20] {
-		obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(app)
+		stored := &v1beta1.WebApp{}
+		if err := app.DeepCopy().ConvertTo(stored); err != nil {
+			t.Fatal(err)
+		}
+		obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(stored)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -223,8 +229,7 @@ func TestDecode(t *testing.T) {
 	}
 }
 
-// Events name the WebApp in the served version, as they did when the operator read it: the
-// reference of served.Object(hub) is the one of the v1alpha1 WebApp the hub came from.
+// Status patches and events name the WebApp in the served version, v1beta1, with its identity.
 func TestObjectIsTheServedWebApp(t *testing.T) {
 	scheme := runtime.NewScheme()
 	if err := served.AddToScheme(scheme); err != nil {
@@ -232,15 +237,16 @@ func TestObjectIsTheServedWebApp(t *testing.T) {
 	}
 	app := corpus(t)[0]
 	app.ResourceVersion = "42"
-	want, err := reference.GetReference(scheme, app)
+	hub := toHub(t, app)
+	want, err := reference.GetReference(scheme, hub)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := reference.GetReference(scheme, served.Object(toHub(t, app)))
+	got, err := reference.GetReference(scheme, served.Object(hub))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *got != *want || got.APIVersion != "apps.webapp-operator.io/v1alpha1" {
+	if *got != *want || got.APIVersion != "apps.webapp-operator.io/v1beta1" || got.UID != app.UID {
 		t.Errorf("reference %+v, want %+v", got, want)
 	}
 }

@@ -78,11 +78,11 @@ func classify(who string, w *corev1.ContainerStateWaiting) *PodIssue {
 	case w.Reason == "CreateContainerConfigError" && strings.Contains(w.Message, "runAsNonRoot"):
 		return &PodIssue{Reason: ReasonImageRunsAsRoot, Message: "the image runs as root, or as a user name the " +
 			"kubelet cannot verify is not root, and WebApp pods run as non-root: use an image whose USER is a " +
-			"numeric non-root UID, or set spec.security.runAsUser to a non-root UID the image can run as (" +
+			"numeric non-root UID, or set spec.pod.security.runAsUser to a non-root UID the image can run as (" +
 			kubelet + ")"}
 	case w.Reason == "InvalidImageName":
 		return &PodIssue{Reason: ReasonInvalidImage, Message: "the image reference does not parse: correct " +
-			"spec.image, or the image of the container named here (" + kubelet + ")"}
+			"spec.container.image, or the image of the container named here (" + kubelet + ")"}
 	}
 	return &PodIssue{Reason: ReasonPodFailing, Message: kubelet}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 )
 
-// The rollback policy (spec.rollout.autoRollback) in pure functions: when a rollout counts as
+// The rollback policy (spec.rollout.onFailure: Rollback) in pure functions: when a rollout counts as
 // failed, what it goes back to, and how a WebApp that went back reads (docs/design.md, "Rollback").
 
 // DefaultFailureSeconds is spec.rollout.failureSeconds' default.

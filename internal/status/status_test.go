@@ -293,20 +293,20 @@ func TestFindPodIssue(t *testing.T) {
 			`container has runAsNonRoot and image will run as root (pod: "r", container: app)`))},
 			&PodIssue{Reason: ReasonImageRunsAsRoot, Message: "the image runs as root, or as a user name the kubelet " +
 				"cannot verify is not root, and WebApp pods run as non-root: use an image whose USER is a numeric " +
-				"non-root UID, or set spec.security.runAsUser to a non-root UID the image can run as (pod r: " +
+				"non-root UID, or set spec.pod.security.runAsUser to a non-root UID the image can run as (pod r: " +
 				`CreateContainerConfigError: container has runAsNonRoot and image will run as root (pod: "r", container: app))`}},
 		{"an image that runs as a user name", []corev1.Pod{pod("n", waiting("CreateContainerConfigError",
 			`container has runAsNonRoot and image has non-numeric user (nginx), cannot verify user is non-root`))},
 			&PodIssue{Reason: ReasonImageRunsAsRoot, Message: "the image runs as root, or as a user name the kubelet " +
 				"cannot verify is not root, and WebApp pods run as non-root: use an image whose USER is a numeric " +
-				"non-root UID, or set spec.security.runAsUser to a non-root UID the image can run as (pod n: " +
+				"non-root UID, or set spec.pod.security.runAsUser to a non-root UID the image can run as (pod n: " +
 				"CreateContainerConfigError: container has runAsNonRoot and image has non-numeric user (nginx), " +
 				"cannot verify user is non-root)"}},
 		{"another config error stays PodFailing", []corev1.Pod{pod("m", waiting("CreateContainerConfigError",
 			`secret "x" not found`))}, failing(`pod m: CreateContainerConfigError: secret "x" not found`)},
 		{"an image name that does not parse", []corev1.Pod{pod("i", waiting("InvalidImageName",
 			`Failed to apply default image tag "NGINX:Latest": couldn't parse image name`))},
-			&PodIssue{Reason: ReasonInvalidImage, Message: "the image reference does not parse: correct spec.image, " +
+			&PodIssue{Reason: ReasonInvalidImage, Message: "the image reference does not parse: correct spec.container.image, " +
 				"or the image of the container named here (pod i: InvalidImageName: Failed to apply default image " +
 				`tag "NGINX:Latest": couldn't parse image name)`}},
 		{"a failing init container or sidecar", []corev1.Pod{pod("s", func(p *corev1.Pod) {

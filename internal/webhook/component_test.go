@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -30,10 +29,8 @@ import (
 // repoRoot is the repository, seen from this package's directory (where go test runs it).
 var repoRoot = filepath.Join("..", "..")
 
-// rendered is what `make deploy` would apply with config/webhook listed under config/default's
-// components: kustomize builds a copy of config/ with that one line added, as
-// hack/verify-deploy-configs.sh does for the Secret rollouts. KUSTOMIZE names the binary (make test
-// sets it), else bin/kustomize.
+// rendered is what `make deploy` applies: config/default, which lists config/webhook among its
+// components. KUSTOMIZE names the binary (make test sets it), else bin/kustomize.
 type rendered []*unstructured.Unstructured
 
 func renderWithWebhook() (rendered, error) {
@@ -44,19 +41,8 @@ func renderWithWebhook() (rendered, error) {
 	if _, err := os.Stat(kustomize); err != nil {
 		return nil, fmt.Errorf("no kustomize (%w): run `make kustomize`, or set KUSTOMIZE", err)
 	}
-	tmp, err := os.MkdirTemp("", "webhook-component-")
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = os.RemoveAll(tmp) }()
-	if err := os.CopyFS(filepath.Join(tmp, "config"), os.DirFS(filepath.Join(repoRoot, "config"))); err != nil {
-		return nil, err
-	}
-	if err := addComponent(filepath.Join(tmp, "config", "default", "kustomization.yaml")); err != nil {
-		return nil, err
-	}
 	var out, stderr bytes.Buffer
-	cmd := exec.Command(kustomize, "build", filepath.Join(tmp, "config", "default"))
+	cmd := exec.Command(kustomize, "build", filepath.Join(repoRoot, "config", "default"))
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("kustomize build: %w: %s", err, stderr.String())
@@ -77,24 +63,6 @@ func renderWithWebhook() (rendered, error) {
 	}
 }
 
-// addComponent lists ../webhook under the components of a kustomization, unless it is there.
-func addComponent(path string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if regexp.MustCompile(`(?m)^- \.\./webhook$`).Match(data) {
-		return nil
-	}
-	components := regexp.MustCompile(`(?m)^components:$`)
-	if components.Match(data) {
-		data = components.ReplaceAll(data, []byte("components:\n- ../webhook"))
-	} else {
-		data = append(data, "\ncomponents:\n- ../webhook\n"...)
-	}
-	return os.WriteFile(path, data, 0o600)
-}
-
 // one is the object of that kind and name, decoded into out; it fails unless there is exactly one.
 func (r rendered) one(kind, name string, out any) error {
 	var found []*unstructured.Unstructured
@@ -109,8 +77,8 @@ func (r rendered) one(kind, name string, out any) error {
 	return runtime.DefaultUnstructuredConverter.FromUnstructured(found[0].Object, out)
 }
 
-// TestComponentOnConfigDefault renders config/webhook on top of config/default and checks that the
-// pieces fit: the Service is the one the certificate is for and the CRD calls, it reaches the
+// TestComponentOnConfigDefault renders config/default, with its config/webhook component, and checks
+// that the pieces fit: the Service is the one the certificate is for and the CRD calls, it reaches the
 // manager's webhook port, the cert dir is writable, and the extra rules are exactly what the
 // self-managed mode uses, bound to the operator's ServiceAccount.
 func TestComponentOnConfigDefault(t *testing.T) {
@@ -275,6 +243,10 @@ func TestBundleNeverManagesItsCertificates(t *testing.T) {
 		t.Fatal(err)
 	}
 	install := csv.Spec.Install.Spec
+	// OLM makes the webhook's Service from the CSV's webhookdefinitions; the bundle carries none
+	if _, err := os.Stat(filepath.Join(repoRoot, "bundle", "manifests", webhook.ServiceName+"_v1_service.yaml")); err == nil {
+		t.Errorf("the bundle carries config/webhook's Service %s", webhook.ServiceName)
+	}
 	if len(install.Deployments) == 0 || len(install.Permissions) == 0 || len(install.ClusterPermissions) == 0 {
 		t.Fatal("the CSV's deployment or permissions were not read")
 	}
@@ -283,10 +255,17 @@ func TestBundleNeverManagesItsCertificates(t *testing.T) {
 			if slices.Contains(c.Args, "--webhook-self-managed-certs") {
 				t.Errorf("container %s issues its own webhook certificate under OLM", c.Name)
 			}
+			// OLM mounts its certificate there: a second mount at the same path makes the pod invalid
+			if slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == webhook.DefaultCertDir }) {
+				t.Errorf("container %s mounts a volume of its own at %s, where OLM mounts the certificate", c.Name, webhook.DefaultCertDir)
+			}
 		}
 	}
 	for _, p := range append(install.Permissions, install.ClusterPermissions...) {
 		for _, r := range p.Rules {
+			if slices.Contains(r.Resources, "secrets") {
+				t.Errorf("the CSV grants %v on Secrets: the self-managed certificate's Secret is not OLM's way", r.Verbs)
+			}
 			// reading its CRD, and trimming its status.storedVersions, are the storage migration's
 			// (internal/migration); the caBundle is in the CRD's spec, which OLM owns
 			writes := slices.ContainsFunc(r.Verbs, func(v string) bool { return v != "get" && v != "list" && v != "watch" })

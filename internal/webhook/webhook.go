@@ -32,7 +32,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/internal/certs"
 )
 
@@ -155,11 +154,8 @@ func (w *Webhook) Register(mgr ctrl.Manager) error {
 	if w == nil {
 		return nil
 	}
-	// The hub's type: the builder finds every version of the kind in the scheme and checks that
-	// each spoke converts to the hub.
-	if err := ctrl.NewWebhookManagedBy(mgr, &v1beta1.WebApp{}).Complete(); err != nil {
-		return fmt.Errorf("registering the WebApp conversion webhook: %w", err)
-	}
+	// through the manager, which starts its webhook server once something is registered on it
+	mgr.GetWebhookServer().Register(Path, ConversionHandler(mgr.GetScheme()))
 	return nil
 }
 

@@ -158,9 +158,12 @@ var _ = Describe("The conversion webhook", func() {
 	Context("without a certificate and without self-managed certificates", func() {
 		BeforeEach(forgetCertificates)
 
-		It("serves no webhook and runs the operator as before", func() {
+		It("serves no webhook, and reconciles WebApps of the stored version, v1beta1", func() {
 			DeferCleanup(startOperator(webhook.Options{CertDir: GinkgoT().TempDir()}))
-			app := createAlpha()
+			app := betaWebApp(newNamespace(), "shop")
+			Expect(k8sClient.Create(ctx, app)).To(Succeed())
+			Expect(k8sClient.Create(ctx, testenv.WebApp(app.Namespace, "old"))).To(
+				MatchError(ContainSubstring("conversion webhook")), "v1alpha1 needs the webhook")
 			Eventually(func() error {
 				return k8sClient.Get(ctx, client.ObjectKeyFromObject(app), &appsv1.Deployment{})
 			}, timeout, interval).Should(Succeed(), "the WebApp is reconciled")

@@ -3,6 +3,7 @@ package bundle_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -40,82 +41,200 @@ const (
 var wholeValueWidgets = []string{widget + "resourceRequirements", "urn:alm:descriptor:io.kubernetes.conditions"}
 
 // undocumented are the fields whose Go doc comment is shared with the field before them, so that
-// their descriptor has no description of its own.
+// their descriptor has no description of its own: in every version, one comment above Reason
+// documents Reason and Message.
 var undocumented = map[string]string{
-	"status.rolledBack.message": "rollout_types.go documents Reason and Message in one comment above Reason",
+	"status.rolledBack.message": "RollbackStatus documents Reason and Message in one comment above Reason",
 }
 
 // TestEveryFieldHasADescriptor holds the claim of docs/olm.md and docs/openshift.md: every spec and
 // status field of the WebApp has a descriptor, down to the fields of list items, so the console's
 // form and details page show each with a name, a description and a widget that fits it. The only
 // fields without one are those inside a value a whole-value widget edits (wholeValueWidgets). No
-// descriptor names a field the CRD does not have, and each widget fits its field's type.
+// descriptor names a field the CRD does not have, and each widget fits its field's type. It holds for
+// every served version: the console builds the form of a version from that version's descriptors,
+// and "Create WebApp" uses the served version its examples (alm-examples) are written in.
 func TestEveryFieldHasADescriptor(t *testing.T) {
 	crd := loadCRD(t)
-	owned := loadCSV(t).Spec.CustomResourceDefinitions.Owned
-	if len(owned) != 1 {
-		t.Fatalf("want one owned CRD, got %d", len(owned))
+	owned := ownedByVersion(t, loadCSV(t), crd)
+	for _, v := range crd.Spec.Versions {
+		t.Run(v.Name, func(t *testing.T) {
+			for _, problem := range descriptorProblems(v, owned[v.Name]) {
+				t.Error(problem)
+			}
+		})
 	}
-	props := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties
+}
+
+// TestDescriptorCheckHasTeeth: the check fails when a field of the served version loses its
+// descriptor, when a descriptor names a field the version does not have, and when a widget does not
+// fit its field.
+func TestDescriptorCheckHasTeeth(t *testing.T) {
+	crd := loadCRD(t)
+	owned := ownedByVersion(t, loadCSV(t), crd)
+	versionNamed := func(name string) apiextensionsv1.CustomResourceDefinitionVersion {
+		for _, v := range crd.Spec.Versions {
+			if v.Name == name {
+				return v
+			}
+		}
+		t.Fatalf("the CRD has no version %s", name)
+		return apiextensionsv1.CustomResourceDefinitionVersion{}
+	}
+	tests := []struct {
+		name, version, path string
+		change              func(*operatorsv1alpha1.CRDDescription, int)
+		problem             string
+	}{
+		{"a v1beta1 field loses its descriptor", "v1beta1", "rollout.onFailure", dropSpecDescriptor,
+			"spec.rollout.onFailure has no descriptor"},
+		{"a v1beta1 list item's field loses its descriptor", "v1beta1", "exposure.service.ports[0].port",
+			dropSpecDescriptor, "spec.exposure.service.ports[0].port has no descriptor"},
+		{"a v1beta1 descriptor names a v1alpha1 path", "v1beta1", "container.image",
+			func(d *operatorsv1alpha1.CRDDescription, i int) { d.SpecDescriptors[i].Path = "image" },
+			"spec.image: the descriptor names no field of the CRD"},
+		{"a v1beta1 enum gets a boolean widget", "v1beta1", "rollout.onConfigChange",
+			func(d *operatorsv1alpha1.CRDDescription, i int) {
+				d.SpecDescriptors[i].XDescriptors = []string{widget + "booleanSwitch"}
+			},
+			"spec.rollout.onConfigChange: x-descriptor " + widget + "booleanSwitch: needs a boolean"},
+		{"a v1alpha1 field loses its descriptor", "v1alpha1", "rolloutOnConfigChange", dropSpecDescriptor,
+			"spec.rolloutOnConfigChange has no descriptor"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := *owned[tt.version]
+			d.SpecDescriptors = slices.Clone(d.SpecDescriptors)
+			i := slices.IndexFunc(d.SpecDescriptors, func(s operatorsv1alpha1.SpecDescriptor) bool {
+				return s.Path == tt.path
+			})
+			if i < 0 {
+				t.Fatalf("the %s entry has no descriptor of %s to change", tt.version, tt.path)
+			}
+			tt.change(&d, i)
+			problems := descriptorProblems(versionNamed(tt.version), &d)
+			if !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, tt.problem) }) {
+				t.Fatalf("no problem says %q; got %q", tt.problem, problems)
+			}
+		})
+	}
+}
+
+func dropSpecDescriptor(d *operatorsv1alpha1.CRDDescription, i int) {
+	d.SpecDescriptors = slices.Delete(d.SpecDescriptors, i, i+1)
+}
+
+// ownedByVersion maps each version of the CRD to the CSV's owned entry of it, and fails when a served
+// version has no entry or an entry names a version the CRD does not have.
+func ownedByVersion(t *testing.T, csv *operatorsv1alpha1.ClusterServiceVersion,
+	crd *apiextensionsv1.CustomResourceDefinition) map[string]*operatorsv1alpha1.CRDDescription {
+	t.Helper()
+	versions := map[string]bool{}
+	for _, v := range crd.Spec.Versions {
+		versions[v.Name] = v.Served
+	}
+	out := map[string]*operatorsv1alpha1.CRDDescription{}
+	owned := csv.Spec.CustomResourceDefinitions.Owned
+	for i := range owned {
+		if _, ok := versions[owned[i].Version]; !ok || owned[i].Name != crd.Name {
+			t.Errorf("the CSV owns %s %s, which the bundle's CRD does not have", owned[i].Name, owned[i].Version)
+		}
+		out[owned[i].Version] = &owned[i]
+	}
+	for name, served := range versions {
+		if _, ok := out[name]; served && !ok {
+			t.Errorf("the CSV has no owned entry for the served version %s", name)
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	return out
+}
+
+// descriptorProblems checks the descriptors of one owned entry against its version of the CRD.
+func descriptorProblems(v apiextensionsv1.CustomResourceDefinitionVersion,
+	owned *operatorsv1alpha1.CRDDescription) []string {
+	if owned == nil {
+		return []string{v.Name + ": no owned entry"}
+	}
+	props := v.Schema.OpenAPIV3Schema.Properties
+	var problems []string
 	for _, part := range []struct {
 		name        string
 		descriptors []descriptor
 	}{
-		{"spec", specDescriptors(owned[0].SpecDescriptors)},
-		{"status", statusDescriptors(owned[0].StatusDescriptors)},
+		{"spec", specDescriptors(owned.SpecDescriptors)},
+		{"status", statusDescriptors(owned.StatusDescriptors)},
 	} {
-		fields := map[string]apiextensionsv1.JSONSchemaProps{}
-		schemaFields(props[part.name], "", fields)
-		if len(fields) < 20 {
-			t.Fatalf("only %d %s fields in the CRD: is the schema read right?", len(fields), part.name)
+		problems = append(problems, partProblems(part.name, props[part.name], part.descriptors)...)
+	}
+	return problems
+}
+
+// partProblems checks the descriptors of the spec or the status against that part's schema.
+func partProblems(part string, schema apiextensionsv1.JSONSchemaProps, descriptors []descriptor) []string {
+	fields := map[string]apiextensionsv1.JSONSchemaProps{}
+	schemaFields(schema, "", fields)
+	if len(fields) < 20 {
+		return []string{fmt.Sprintf("only %d %s fields in the CRD: is the schema read right?", len(fields), part)}
+	}
+	var problems []string
+	described := map[string]bool{}
+	var whole []string
+	for _, d := range descriptors {
+		name := part + "." + d.path
+		schema, ok := fields[d.path]
+		switch {
+		case !ok:
+			problems = append(problems, name+": the descriptor names no field of the CRD")
+			continue
+		case described[d.path]:
+			problems = append(problems, name+": two descriptors")
 		}
-		described := map[string]bool{}
-		var whole []string
-		for _, d := range part.descriptors {
-			name := part.name + "." + d.path
-			schema, ok := fields[d.path]
-			switch {
-			case !ok:
-				t.Errorf("%s: the descriptor names no field of the CRD", name)
-				continue
-			case described[d.path]:
-				t.Errorf("%s: two descriptors", name)
+		described[d.path] = true
+		problems = append(problems, textProblems(name, d)...)
+		for _, x := range d.xDescriptors {
+			if problem := widgetMisfit(part, x, schema); problem != "" {
+				problems = append(problems, fmt.Sprintf("%s: x-descriptor %s: %s", name, x, problem))
 			}
-			described[d.path] = true
-			if d.displayName == "" {
-				t.Errorf("%s: no displayName", name)
+			if slices.Contains(wholeValueWidgets, x) {
+				whole = append(whole, d.path)
 			}
-			if _, known := undocumented[name]; d.description == "" && !known {
-				t.Errorf("%s: no description (its Go doc comment is the descriptor's)", name)
-			} else if d.description != "" && known {
-				t.Errorf("%s is documented now: drop it from undocumented", name)
-			}
-			for _, x := range d.xDescriptors {
-				if problem := widgetMisfit(part.name, x, schema); problem != "" {
-					t.Errorf("%s: x-descriptor %s: %s", name, x, problem)
-				}
-				if slices.Contains(wholeValueWidgets, x) {
-					whole = append(whole, d.path)
-				}
-			}
-		}
-		var missing []string
-		for path := range fields {
-			inWhole := slices.ContainsFunc(whole, func(w string) bool {
-				return strings.HasPrefix(path, w+".") || strings.HasPrefix(path, w+"[")
-			})
-			switch {
-			case inWhole && described[path]:
-				t.Errorf("%s.%s has a descriptor, but a whole-value widget shows it already", part.name, path)
-			case !inWhole && !described[path]:
-				missing = append(missing, part.name+"."+path)
-			}
-		}
-		sort.Strings(missing)
-		for _, m := range missing {
-			t.Errorf("%s has no descriptor (a +operator-sdk:csv:customresourcedefinitions marker on its Go field)", m)
 		}
 	}
+	var missing []string
+	for path := range fields {
+		inWhole := slices.ContainsFunc(whole, func(w string) bool {
+			return strings.HasPrefix(path, w+".") || strings.HasPrefix(path, w+"[")
+		})
+		switch {
+		case inWhole && described[path]:
+			problems = append(problems, part+"."+path+" has a descriptor, but a whole-value widget shows it already")
+		case !inWhole && !described[path]:
+			missing = append(missing, part+"."+path)
+		}
+	}
+	sort.Strings(missing)
+	for _, m := range missing {
+		problems = append(problems,
+			m+" has no descriptor (a +operator-sdk:csv:customresourcedefinitions marker on its Go field)")
+	}
+	return problems
+}
+
+// textProblems: a descriptor has a display name, and a description unless its field is undocumented.
+func textProblems(name string, d descriptor) []string {
+	var problems []string
+	if d.displayName == "" {
+		problems = append(problems, name+": no displayName")
+	}
+	if _, known := undocumented[name]; d.description == "" && !known {
+		problems = append(problems, name+": no description (its Go doc comment is the descriptor's)")
+	} else if d.description != "" && known {
+		problems = append(problems, name+" is documented now: drop it from undocumented")
+	}
+	return problems
 }
 
 type descriptor struct {
@@ -317,7 +436,10 @@ func admit(t *testing.T, manifest []byte) []string {
 	if err := utiljson.Unmarshal(data, &obj); err != nil {
 		return []string{err.Error()}
 	}
-	v1 := loadCRD(t).Spec.Versions[0].Schema.OpenAPIV3Schema
+	v1, problem := schemaOf(loadCRD(t), obj["apiVersion"])
+	if problem != "" {
+		return []string{problem}
+	}
 	internal := &apiextensions.JSONSchemaProps{}
 	must(t, apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v1, internal, nil))
 	s := structural(t, v1)
@@ -340,12 +462,29 @@ func admit(t *testing.T, manifest []byte) []string {
 	return problems
 }
 
+// schemaOf is the schema of the served version of crd that apiVersion names, as the API server picks
+// it for a request.
+func schemaOf(crd *apiextensionsv1.CustomResourceDefinition,
+	apiVersion any) (*apiextensionsv1.JSONSchemaProps, string) {
+	for _, v := range crd.Spec.Versions {
+		if v.Served && apiVersion == crd.Spec.Group+"/"+v.Name {
+			return v.Schema.OpenAPIV3Schema, ""
+		}
+	}
+	return nil, fmt.Sprintf("apiVersion %v: not a served version of %s", apiVersion, crd.Name)
+}
+
 // TestAdmitRefusesWhatTheAPIServerRefuses: the check of the description's examples has teeth.
 func TestAdmitRefusesWhatTheAPIServerRefuses(t *testing.T) {
 	const head = "apiVersion: apps.webapp-operator.io/v1alpha1\nkind: WebApp\nmetadata:\n  name: shop\nspec:\n"
-	valid := head + "  image: shop:1\n  autoscaling:\n    minReplicas: 2\n    maxReplicas: 3\n"
-	if problems := admit(t, []byte(valid)); len(problems) > 0 {
-		t.Fatalf("a valid WebApp refused: %v", problems)
+	const beta = "apiVersion: apps.webapp-operator.io/v1beta1\nkind: WebApp\nmetadata:\n  name: shop\nspec:\n"
+	for _, valid := range []string{
+		head + "  image: shop:1\n  autoscaling:\n    minReplicas: 2\n    maxReplicas: 3\n",
+		beta + "  container:\n    image: shop:1\n  scaling:\n    autoscaler:\n      minReplicas: 2\n      maxReplicas: 3\n",
+	} {
+		if problems := admit(t, []byte(valid)); len(problems) > 0 {
+			t.Fatalf("a valid WebApp refused: %v", problems)
+		}
 	}
 	for name, spec := range map[string]string{
 		"unknown field":       "  image: shop:1\n  replica: 3\n",
@@ -355,6 +494,15 @@ func TestAdmitRefusesWhatTheAPIServerRefuses(t *testing.T) {
 		"CEL rule on default": "  image: shop:1\n  service:\n    nodePort: 30080\n",
 	} {
 		if problems := admit(t, []byte(head+spec)); len(problems) == 0 {
+			t.Errorf("%s: admitted", name)
+		}
+	}
+	for name, manifest := range map[string]string{
+		"a v1alpha1 spec under v1beta1": beta + "  image: shop:1\n",
+		"a version not served":          strings.Replace(beta, "v1beta1", "v1", 1) + "  container:\n    image: shop:1\n",
+		"v1beta1's stricter image rule": beta + "  container:\n    image: Shop:1\n",
+	} {
+		if problems := admit(t, []byte(manifest)); len(problems) == 0 {
 			t.Errorf("%s: admitted", name)
 		}
 	}

@@ -144,7 +144,7 @@ func observations(app *webappv1.WebApp) map[string]webappstatus.Observation {
 		webappstatus.ReasonScaling:         observe(wasReady, deployment(2, 2, 2, 1)),
 		webappstatus.ReasonImageRunsAsRoot: runsAsRoot,
 		webappstatus.ReasonInvalidImage: problem(webappstatus.ReasonInvalidImage,
-			`spec.image: image "NGINX:Latest" is not a valid image reference`),
+			`spec.container.image: image "NGINX:Latest" is not a valid image reference`),
 		webappstatus.ReasonReconcileError: {
 			Problem: webappstatus.ReconcileError(errors.New("etcdserver: request timed out"))},
 		webappstatus.ReasonProgressDeadlineExceeded: observe(app, deployment(2, 2, 1, 1,
@@ -156,7 +156,7 @@ func observations(app *webappv1.WebApp) map[string]webappstatus.Observation {
 			`ConfigMap "x" referenced by env FOO does not exist`),
 		webappstatus.ReasonConfigWatchForbidden: problem(webappstatus.ReasonConfigWatchForbidden,
 			"the pods read a Secret, and the operator may not get, list and watch Secrets"),
-		webappstatus.ReasonInvalidSpec:          problem(webappstatus.ReasonInvalidSpec, "spec.resources: invalid"),
+		webappstatus.ReasonInvalidSpec:          problem(webappstatus.ReasonInvalidSpec, "spec.container.resources: invalid"),
 		webappstatus.ReasonApplyDenied:          problem(webappstatus.ReasonApplyDenied, "exceeded quota"),
 		webappstatus.ReasonRouteAPIMissing:      {Problem: resources.HTTPRoute.MissingAPI()},
 		webappstatus.ReasonMonitoringAPIMissing: {Problem: resources.ServiceMonitor.MissingAPI()},

@@ -27,7 +27,7 @@ import (
 // nginx-unprivileged, the numeric non-root user 101. It serves / on 8080, as nginx does there.
 var sampleImage = demoImage + ":uid101"
 
-// The basic sample, config/samples/apps_v1alpha1_webapp.yaml, as users apply it first: the
+// The basic sample, config/samples/apps_v1beta1_webapp.yaml, as users apply it first: the
 // operator runs every pod as non-root, and the kubelet starts a container under runAsNonRoot only
 // when its image names a numeric user other than 0. So the sample only works with an image like
 // its own, and here it runs with one of the same user, everything else as it ships.
@@ -45,17 +45,17 @@ var _ = Describe("The basic sample on a real node", func() {
 		})
 
 		framework.KeyCacheOnSources() // config/ is outside the test module
-		path := filepath.Join("..", "..", "config", "samples", "apps_v1alpha1_webapp.yaml")
+		path := filepath.Join("..", "..", "config", "samples", "apps_v1beta1_webapp.yaml")
 		data, err := os.ReadFile(path)
 		Expect(err).NotTo(HaveOccurred())
 		obj := map[string]any{}
 		Expect(utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096).Decode(&obj)).To(Succeed())
 		sample := &unstructured.Unstructured{Object: obj}
-		image, _, _ := unstructured.NestedString(sample.Object, "spec", "image")
+		image, _, _ := unstructured.NestedString(sample.Object, "spec", "container", "image")
 		Expect(image).To(HavePrefix("docker.io/nginxinc/nginx-unprivileged:"),
 			"sampleImage copies this image's user (101): build it with the user of the sample's new image")
 		sample.SetNamespace(ns)
-		Expect(unstructured.SetNestedField(sample.Object, sampleImage, "spec", "image")).To(Succeed())
+		Expect(unstructured.SetNestedField(sample.Object, sampleImage, "spec", "container", "image")).To(Succeed())
 		Expect(k8s.Create(ctx, sample, client.FieldValidation("Strict"))).To(Succeed())
 
 		key := client.ObjectKey{Namespace: ns, Name: sample.GetName()}

@@ -7,6 +7,8 @@ import (
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/webapp-operator/webapp-operator/internal/testenv"
 )
 
 // ControlPlaneOptions configure StartControlPlane.
@@ -44,6 +46,8 @@ type ControlPlane struct {
 	Kubeconfig string
 	dir        string
 	procs      []*Process
+	// stopWebhook stops the conversion webhook.
+	stopWebhook func()
 }
 
 // StartControlPlane starts kube-apiserver and etcd with the CRDs installed, writes an admin
@@ -55,10 +59,14 @@ func StartControlPlane(o ControlPlaneOptions) (_ *ControlPlane, err error) {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, err
 	}
+	// The WebApp CRD converts between its versions through a webhook, which this process serves
+	// (testenv.ServeConversion) as the operator would.
 	c := &ControlPlane{dir: o.Dir, Env: &envtest.Environment{
 		CRDDirectoryPaths:     []string{o.CRDDir},
 		ErrorIfCRDPathMissing: true,
 		BinaryAssetsDirectory: o.Assets,
+		Scheme:                testenv.Scheme,
+		WebhookInstallOptions: testenv.ConversionWebhookOptions(),
 	}}
 	api := c.Env.ControlPlane.GetAPIServer()
 	for k, v := range o.APIServerArgs {
@@ -83,6 +91,9 @@ func StartControlPlane(o ControlPlaneOptions) (_ *ControlPlane, err error) {
 			c.Stop()
 		}
 	}()
+	if c.stopWebhook, err = testenv.ServeConversion(c.Env.WebhookInstallOptions); err != nil {
+		return nil, err
+	}
 	admin, err := c.Env.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
 	if err != nil {
 		return nil, err
@@ -134,6 +145,9 @@ func (c *ControlPlane) Stop() {
 	}
 	c.procs = nil
 	_ = c.Env.Stop()
+	if c.stopWebhook != nil {
+		c.stopWebhook()
+	}
 }
 
 // FaultsAPIServerArgs returns the API server flags of test/faults. Watches are served from etcd (no

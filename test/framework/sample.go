@@ -10,17 +10,17 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 )
 
-// ReadWebApp decodes the WebApp in a YAML or JSON file, such as config/samples/apps_v1alpha1_webapp.yaml.
-func ReadWebApp(path string) (*webappv1.WebApp, error) {
+// ReadWebApp decodes the WebApp in a YAML or JSON file, such as config/samples/apps_v1beta1_webapp.yaml.
+func ReadWebApp(path string) (*v1beta1.WebApp, error) {
 	KeyCacheOnSources() // the samples are in config/ and bundle/
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	app := &webappv1.WebApp{}
+	app := &v1beta1.WebApp{}
 	if err := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096).Decode(app); err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", path, err)
 	}
@@ -29,7 +29,7 @@ func ReadWebApp(path string) (*webappv1.WebApp, error) {
 
 // SampleFromBundle returns the WebApp of the CSV's alm-examples in bundleDir: the example OperatorHub
 // shows users.
-func SampleFromBundle(bundleDir string) (*webappv1.WebApp, error) {
+func SampleFromBundle(bundleDir string) (*v1beta1.WebApp, error) {
 	paths, err := filepath.Glob(filepath.Join(bundleDir, "manifests", "*.clusterserviceversion.yaml"))
 	if err != nil || len(paths) != 1 {
 		return nil, fmt.Errorf("want one CSV in %s/manifests, found %d (%v)", bundleDir, len(paths), err)
@@ -49,7 +49,7 @@ func SampleFromBundle(bundleDir string) (*webappv1.WebApp, error) {
 	if err := yaml.Unmarshal(data, &csv); err != nil {
 		return nil, fmt.Errorf("%s: %w", paths[0], err)
 	}
-	var examples []webappv1.WebApp
+	var examples []v1beta1.WebApp
 	if err := json.Unmarshal([]byte(csv.Metadata.Annotations["alm-examples"]), &examples); err != nil {
 		return nil, fmt.Errorf("%s: alm-examples: %w", paths[0], err)
 	}

@@ -10,7 +10,7 @@ func TestSampleFromTheBundle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if wa.Kind != "WebApp" || wa.Name == "" || wa.Spec.Image == "" {
+	if wa.Kind != "WebApp" || wa.Name == "" || wa.Spec.Container.Image == "" {
 		t.Errorf("sample: %+v", wa)
 	}
 	if _, err := SampleFromBundle(t.TempDir()); err == nil {
@@ -19,11 +19,11 @@ func TestSampleFromTheBundle(t *testing.T) {
 }
 
 func TestReadTheConfigSample(t *testing.T) {
-	wa, err := ReadWebApp(filepath.Join("..", "..", "config", "samples", "apps_v1alpha1_webapp.yaml"))
+	wa, err := ReadWebApp(filepath.Join("..", "..", "config", "samples", "apps_v1beta1_webapp.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if wa.Name == "" || wa.Spec.Image == "" {
+	if wa.Name == "" || wa.Spec.Container.Image == "" {
 		t.Errorf("sample: %+v", wa)
 	}
 }

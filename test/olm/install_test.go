@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -39,21 +40,26 @@ func runBundle() {
 		dumpOnFailure(ns)
 	})
 
-	It("installs bundle 0.1.0: the CSV succeeds and a WebApp becomes Ready", func() {
-		out, err := run(operatorSDK, "run", "bundle", bundleImageBase+":v0.1.0", "-n", ns,
+	It("installs bundle 0.2.0 for all namespaces: the CSV succeeds, a WebApp created as v1alpha1 becomes Ready", func() {
+		// 0.2.0 supports every install mode; run bundle then picks AllNamespaces
+		out, err := run(operatorSDK, "run", "bundle", bundleImageBase+":v0.2.0", "-n", ns,
 			"--index-image", opmImage, "--decompression-image", busyboxImage, "--use-http", "--timeout", "5m")
 		Expect(err).NotTo(HaveOccurred(), out)
-		expectRunning(ns, "0.1.0")
+		expectRunning(ns, "0.2.0")
+		expectCRD([]string{"v1alpha1"}, []string{"v1alpha1"})
 		wa = createRoutedDemo(ns)
 		expectReady(wa)
 	})
 
-	It("upgrades to 0.2.0 with run bundle-upgrade while the WebApp keeps serving", func() {
-		upgradeKeepsServing(wa, "0.2.0", func() {
-			out, err := run(operatorSDK, "run", "bundle-upgrade", bundleImageBase+":v0.2.0", "-n", ns,
+	It("upgrades to 0.3.0 with run bundle-upgrade while the WebApp keeps serving, and stores it as v1beta1", func() {
+		before := readAlpha(wa)
+		upgradeKeepsServing(wa, "0.3.0", func() {
+			out, err := run(operatorSDK, "run", "bundle-upgrade", bundleImageBase+":v0.3.0", "-n", ns,
 				"--use-http", "--timeout", "5m")
 			Expect(err).NotTo(HaveOccurred(), out)
 		}, expectRunning)
+		expectUpgradeSettled(ns)
+		expectMigrated(before)
 	})
 
 	It("is removed by operator-sdk cleanup, WebApps and CRD included", func() {
@@ -77,7 +83,7 @@ func subscription() {
 		dumpOnFailure(ns)
 	})
 
-	It("installs 0.1.0 from channel stable: the CSV succeeds and a WebApp becomes Ready", func() {
+	It("installs 0.2.0 from channel stable under an OwnNamespace OperatorGroup: a WebApp becomes Ready", func() {
 		*catalog = operatorsv1alpha1.CatalogSource{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "webapp-operator-catalog"},
 			Spec: operatorsv1alpha1.CatalogSourceSpec{SourceType: operatorsv1alpha1.SourceTypeGrpc, Image: catalogV1,
@@ -96,27 +102,49 @@ func subscription() {
 				CatalogSource: catalog.Name, CatalogSourceNamespace: ns,
 				InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic},
 		})).To(Succeed())
-		expectRunning(ns, "0.1.0")
+		expectRunning(ns, "0.2.0")
 		wa = createRoutedDemo(ns)
 		expectReady(wa)
 	})
 
-	It("upgrades to 0.2.0 when the catalog adds it, while the WebApp keeps serving", func() {
-		upgradeKeepsServing(wa, "0.2.0", func() {
-			Expect(k8s.Get(ctx, client.ObjectKeyFromObject(catalog), catalog)).To(Succeed())
-			catalog.Spec.Image = catalogV2
-			Expect(k8s.Update(ctx, catalog)).To(Succeed())
-		}, expectRunning)
-		Eventually(func(g Gomega) {
-			var sub operatorsv1alpha1.Subscription
-			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "webapp-operator"}, &sub)).To(Succeed())
+	It("stays at 0.2.0 when the catalog offers 0.3.0 on a new default channel: no namespace-scoped break", func() {
+		Expect(k8s.Get(ctx, client.ObjectKeyFromObject(catalog), catalog)).To(Succeed())
+		catalog.Spec.Image = catalogV2
+		Expect(k8s.Update(ctx, catalog)).To(Succeed())
+		Eventually(func() (string, error) {
+			return kubectlOut("-n", ns, "get", "packagemanifest", "webapp-operator", "-o", "jsonpath={.status.defaultChannel}")
+		}).Should(Equal("stable-v1beta1"), "OLM serves catalog v2")
+		Consistently(func(g Gomega) {
+			sub := getSubscription(g, ns)
 			g.Expect(sub.Status.InstalledCSV).To(Equal("webapp-operator.v0.2.0"))
 			g.Expect(sub.Status.State).To(BeEquivalentTo(operatorsv1alpha1.SubscriptionStateAtLatest))
-		}).Should(Succeed())
+			var csvs operatorsv1alpha1.ClusterServiceVersionList
+			g.Expect(k8s.List(ctx, &csvs, client.InNamespace(ns))).To(Succeed())
+			g.Expect(csvs.Items).To(HaveLen(1))
+		}, 20*time.Second).Should(Succeed())
+		expectCRD([]string{"v1alpha1"}, []string{"v1alpha1"})
+		expectRunning(ns, "0.2.0")
+		expectReady(wa)
 	})
 
-	It("rolls out 0.2.0's pod template with the WebApp's next change", func() {
-		rollsWithNextChange(wa)
+	It("crosses to 0.3.0 the documented way (AllNamespaces, channel stable-v1beta1), the WebApp serving", func() {
+		before := readAlpha(wa)
+		upgradeKeepsServing(wa, "0.3.0", func() {
+			retarget(ns)
+			expectWatching(ns, "0.2.0")
+			Eventually(func(g Gomega) {
+				sub := getSubscription(g, ns)
+				sub.Spec.Channel = "stable-v1beta1"
+				g.Expect(k8s.Update(ctx, sub)).To(Succeed())
+			}).Should(Succeed())
+		}, expectRunning)
+		expectUpgradeSettled(ns)
+		expectMigrated(before)
+		Eventually(func(g Gomega) {
+			sub := getSubscription(g, ns)
+			g.Expect(sub.Status.InstalledCSV).To(Equal("webapp-operator.v0.3.0"))
+			g.Expect(sub.Status.State).To(BeEquivalentTo(operatorsv1alpha1.SubscriptionStateAtLatest))
+		}).Should(Succeed())
 	})
 
 	Describe("operator-sdk scorecard in the cluster", func() {
@@ -157,7 +185,14 @@ func subscription() {
 			Expect(r.Errors[0]).To(MatchRegexp(`PodFailing: pod \S+: (ErrImagePull|ImagePullBackOff)`))
 		})
 	})
-	Describe("every install mode, by re-targeting its OperatorGroup", func() { installModes(&ns) })
+	Describe("for all namespaces, the one install mode 0.3.0 supports", func() { allNamespaces(&ns, &wa) })
+}
+
+// getSubscription reads the Subscription the specs make in ns.
+func getSubscription(g Gomega, ns string) *operatorsv1alpha1.Subscription {
+	sub := &operatorsv1alpha1.Subscription{}
+	g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "webapp-operator"}, sub)).To(Succeed())
+	return sub
 }
 
 func expectCatalogReady(cs *operatorsv1alpha1.CatalogSource) {

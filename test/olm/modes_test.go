@@ -13,7 +13,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -21,65 +20,35 @@ import (
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
 	"github.com/webapp-operator/webapp-operator/internal/status"
+	"github.com/webapp-operator/webapp-operator/test/framework"
 )
 
 const operatorDeployment = "webapp-operator-controller-manager"
 
-// installModes takes the operator that the Subscription installed OwnNamespace in *opNS through the
-// other three install modes by re-targeting its OperatorGroup, which OLM allows without a reinstall:
-// it re-annotates the CSV, grants the permissions where the new mode says, and rolls the operator's
-// Deployment with the new WATCH_NAMESPACE. In each mode a WebApp in a watched namespace goes Ready, the
-// WebApp in a namespace outside stays untouched, and the operator's ServiceAccount may act where the
-// mode grants and nowhere else, and may not touch a Secret. AllNamespaces comes last: OLM does not
-// take back the ClusterRole it lifts the permissions into when the group narrows again (the last spec).
-func installModes(opNS *string) {
-	var ns, a, b, outside string
-	var out *webappv1.WebApp
+// allNamespaces checks, on the operator that the Subscription moved to 0.3.0 for all namespaces in
+// *opNS, what still matters of install modes now that AllNamespaces is the only one: a WebApp in any
+// namespace is reconciled, the operator's ServiceAccount reads no Secret until Secret rollouts are
+// switched on, and an OperatorGroup narrowed to one namespace is refused without stopping anything
+// (*demo keeps serving).
+func allNamespaces(opNS *string, demo **webappv1.WebApp) {
+	var ns, other string
 
 	BeforeAll(func() {
-		ns = *opNS
-		a, b, outside = newNamespace("olm-watched-a", true), newNamespace("olm-watched-b", true),
-			newNamespace("olm-outside", true)
-		dumpOnFailure(ns, a, b, outside)
-		// created before each mode's watched WebApp: once that one is Ready, the operator has seen this one
-		out = createApp(outside)
+		ns, other = *opNS, newNamespace("olm-other", true)
+		dumpOnFailure(ns, other)
 	})
 
-	It("OwnNamespace: a WebApp in its namespace goes Ready, one outside is left alone", func() {
-		expectWatching(ns, ns)
-		expectReady(createApp(ns))
-		expectUntouched(out)
-		expectGrants(ns, []string{ns}, []string{a, b, outside})
-	})
-
-	It("SingleNamespace: re-targeted to another namespace, it reconciles there alone", func() {
-		retarget(ns, a)
-		expectWatching(ns, a)
-		expectReady(createApp(a))
-		expectUntouched(out)
-		expectGrants(ns, []string{ns, a}, []string{b, outside})
-	})
-
-	It("MultiNamespace: re-targeted to two namespaces, it reconciles in both alone", func() {
-		retarget(ns, a, b)
-		expectWatching(ns, a, b)
-		expectReady(createApp(b))
-		expectUntouched(out)
-		expectGrants(ns, []string{ns, a, b}, []string{outside})
-	})
-
-	It("AllNamespaces: re-targeted to all namespaces, it takes up the WebApp outside too", func() {
-		retarget(ns)
-		expectWatching(ns)
-		expectReady(out)
-		expectGrants(ns, []string{ns, a, b, outside, ""}, nil)
+	It("reconciles a WebApp in another namespace, and may act anywhere but on Secrets", func() {
+		expectWatching(ns, "0.3.0")
+		expectReady(createApp(other))
+		expectGrants(ns, []string{ns, other, ""}, nil)
 	})
 
 	It("rolls nothing on a Secret change by default, and rolls the pods once with Secret rollouts on", func() {
-		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: a, Name: "app-token"},
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: other, Name: "app-token"},
 			StringData: map[string]string{"TOKEN": "one"}}
 		Expect(k8s.Create(ctx, secret)).To(Succeed())
-		wa := newApp(a, "secret-reader")
+		wa := newApp(other, "secret-reader")
 		wa.Spec.EnvFrom = []webappv1.EnvFromSource{{SecretRef: &webappv1.ObjectReference{Name: secret.Name}}}
 		Expect(k8s.Create(ctx, wa)).To(Succeed())
 		expectReady(wa)
@@ -103,14 +72,11 @@ func installModes(opNS *string) {
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "webapp-operator-secret-rollouts-key"},
 			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole",
 				Name: "webapp-operator-secret-rollouts-key-role"}, Subjects: []rbacv1.Subject{sa}})).To(Succeed())
-		Eventually(func() error {
-			var sub operatorsv1alpha1.Subscription
-			if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "webapp-operator"}, &sub); err != nil {
-				return err
-			}
+		Eventually(func(g Gomega) {
+			sub := getSubscription(g, ns)
 			sub.Spec.Config = &operatorsv1alpha1.SubscriptionConfig{
 				Env: []corev1.EnvVar{{Name: "SECRET_ROLLOUTS", Value: "true"}}}
-			return k8s.Update(ctx, &sub)
+			g.Expect(k8s.Update(ctx, sub)).To(Succeed())
 		}).Should(Succeed())
 		expectOperatorRolledOut(ns, func(g Gomega, d *appsv1.Deployment) {
 			g.Expect(d.Spec.Template.Spec.Containers[0].Env).To(
@@ -133,15 +99,26 @@ func installModes(opNS *string) {
 			"one rollout, not more")
 	})
 
-	It("keeps the cluster-wide grant when narrowed back from AllNamespaces, until the CSV goes", func() {
-		retarget(ns, a)
-		Eventually(func(g Gomega) []string {
-			var og operatorsv1.OperatorGroup
-			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "webapp-operator"}, &og)).To(Succeed())
-			return og.Status.Namespaces
-		}).Should(Equal([]string{a}))
-		Consistently(func() bool { return canI(ns, "list", "webapps.apps.webapp-operator.io", "") }, 3*time.Second).
-			Should(BeTrue(), "OLM deletes the ClusterRole it lifted only with the CSV (docs/olm.md)")
+	It("refuses an OperatorGroup narrowed to its own namespace, while the apps keep serving", func() {
+		probers := startProbers(*demo, 100*time.Millisecond)
+		retarget(ns, ns)
+		Eventually(func(g Gomega) {
+			var csv operatorsv1alpha1.ClusterServiceVersion
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "webapp-operator.v0.3.0"}, &csv)).To(Succeed())
+			g.Expect(csv.Status.Phase).To(Equal(operatorsv1alpha1.CSVPhaseFailed))
+			g.Expect(csv.Status.Reason).To(Equal(operatorsv1alpha1.CSVReasonUnsupportedOperatorGroup))
+		}).Should(Succeed(), "OLM refuses the narrowed group for a CSV that supports AllNamespaces alone")
+		Consistently(func(g Gomega) {
+			var d appsv1.Deployment
+			g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: operatorDeployment}, &d)).To(Succeed())
+			g.Expect(d.Status.AvailableReplicas).To(Equal(ptr.Deref(d.Spec.Replicas, 1)), "the operator keeps running")
+		}, 10*time.Second).Should(Succeed())
+		expectReady(*demo)
+
+		By("widened again: the CSV succeeds")
+		retarget(ns)
+		expectWatching(ns, "0.3.0")
+		framework.ExpectNoFailedRequests("a narrowed OperatorGroup", probers, 20)
 	})
 }
 
@@ -173,14 +150,13 @@ func retarget(ns string, targets ...string) {
 	}).Should(Succeed())
 }
 
-// expectWatching waits until the operator's Deployment has rolled out with targets (none: all
-// namespaces) as the olm.targetNamespaces that WATCH_NAMESPACE reads, and the CSV has succeeded.
-func expectWatching(ns string, targets ...string) {
+// expectWatching waits until the operator's Deployment has rolled out for all namespaces (an empty
+// olm.targetNamespaces, which WATCH_NAMESPACE reads), and version's CSV has succeeded.
+func expectWatching(ns, version string) {
 	expectOperatorRolledOut(ns, func(g Gomega, d *appsv1.Deployment) {
-		got := strings.Split(d.Spec.Template.Annotations["olm.targetNamespaces"], ",")
-		g.Expect(slices.DeleteFunc(got, func(s string) bool { return s == "" })).To(ConsistOf(targets))
+		g.Expect(d.Spec.Template.Annotations).To(HaveKeyWithValue("olm.targetNamespaces", ""))
 	})
-	expectOnlyCSV(ns, "0.2.0")
+	expectOnlyCSV(ns, version)
 }
 
 // expectOperatorRolledOut waits until the operator's Deployment in ns meets want and runs that
@@ -198,18 +174,6 @@ func expectOperatorRolledOut(ns string, want func(Gomega, *appsv1.Deployment)) {
 			client.MatchingLabels{"control-plane": "controller-manager"})).To(Succeed())
 		g.Expect(pods.Items).To(HaveLen(int(n)), "the previous operator pod is gone")
 	}).Should(Succeed(), "the operator in %s rolled out", ns)
-}
-
-// expectUntouched checks that the operator has not reconciled wa: no status, no Deployment.
-func expectUntouched(wa *webappv1.WebApp) {
-	Consistently(func(g Gomega) {
-		var got webappv1.WebApp
-		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(wa), &got)).To(Succeed())
-		g.Expect(got.Status.ObservedGeneration).To(BeZero())
-		g.Expect(got.Status.Conditions).To(BeEmpty())
-		err := k8s.Get(ctx, client.ObjectKeyFromObject(wa), &appsv1.Deployment{})
-		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "no Deployment for %s/%s: %v", wa.Namespace, wa.Name, err)
-	}, 2*time.Second).Should(Succeed())
 }
 
 // expectGrants checks, as the operator's ServiceAccount, that it may manage WebApps and their

@@ -3,22 +3,25 @@
 //	make cluster-up test-olm
 //
 // `make test-olm` installs the gateway (make gateway-install: Traefik and the Gateway API's CRDs, before
-// any operator starts), builds and pushes every image to the cluster's registry (hack/olm.sh images),
-// installs OLM (hack/olm.sh install), builds the two catalogs and runs this suite inside the node's
-// network namespace, where the registry, the API server and ClusterIPs are all reachable. The specs run
-// in order:
+// any operator starts), builds and pushes every image to the cluster's registry (hack/olm.sh images:
+// 0.2.0 from its release tag, 0.3.0 from the working tree), installs OLM (hack/olm.sh install), builds
+// the two catalogs and runs this suite inside the node's network namespace, where the registry, the
+// API server and ClusterIPs are all reachable. 0.2.0 serves and stores v1alpha1 alone; 0.3.0 stores
+// v1beta1, converts through its webhook and supports AllNamespaces alone. The specs run in order:
 //
-//  1. `operator-sdk run bundle` installs 0.1.0 (CSV Succeeded, a WebApp with a route Ready), `run
-//     bundle-upgrade` moves it to 0.2.0 while the WebApp answers every request through its Service and
-//     through the gateway, then `operator-sdk cleanup`;
-//  2. a CatalogSource, an OperatorGroup and a Subscription on channel stable install 0.1.0; pointing
-//     the CatalogSource at the catalog that adds 0.2.0 upgrades the operator, again without a failed request;
+//  1. `operator-sdk run bundle` installs 0.2.0 for all namespaces, a WebApp is created as v1alpha1,
+//     `run bundle-upgrade` moves the operator to 0.3.0 while the WebApp answers every request through
+//     its Service and through the gateway; the CRD then stores v1beta1 alone and the WebApp reads the
+//     same in both versions with the same children and pods; then `operator-sdk cleanup`;
+//  2. a CatalogSource, an OwnNamespace OperatorGroup and a Subscription on channel stable install 0.2.0;
+//     the catalog that adds 0.3.0 on the new default channel stable-v1beta1 leaves it at 0.2.0; the way
+//     across (the OperatorGroup re-targeted to all namespaces, the Subscription moved to
+//     stable-v1beta1) upgrades it with the same checks as 1;
 //  3. `operator-sdk scorecard ./bundle` runs the six built-in tests and webapp-operator's own test in
-//     the cluster, and the own test fails with a readable reason when the sample cannot become Ready.
-//  4. re-targeting that Subscription's OperatorGroup takes the operator from OwnNamespace through
-//     SingleNamespace and MultiNamespace to AllNamespaces: in each, a WebApp in a watched namespace goes
-//     Ready, one outside is left alone, and its ServiceAccount may act where the mode grants and may not
-//     read Secrets; Secret rollouts switched on through the Subscription's config roll the pods once.
+//     the cluster, and the own test fails with a readable reason when the sample cannot become Ready;
+//  4. for all namespaces: a WebApp in another namespace goes Ready, the ServiceAccount reads no Secret
+//     until Secret rollouts are switched on through the Subscription (which then roll the pods once),
+//     and an OperatorGroup narrowed to one namespace is refused while the apps keep serving.
 package olm
 
 import (
@@ -35,6 +38,7 @@ import (
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/rand"
@@ -43,6 +47,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 
 	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/test/framework"
 )
 
@@ -53,13 +58,13 @@ var (
 	opmImage        = framework.MustEnv("OPM_IMG")
 	busyboxImage    = framework.MustEnv("BUSYBOX_IMG")
 	bundleImageBase = framework.MustEnv("BUNDLE_IMG_BASE")
-	// each version's operator image, by digest: "0.1.0=REPO@sha256:... 0.2.0=REPO@sha256:..."
+	// each version's operator image, by digest: "0.2.0=REPO@sha256:... 0.3.0=REPO@sha256:..."
 	operatorImages = framework.MustEnv("OPERATOR_IMGS")
 	demoImageBase  = framework.MustEnv("DEMO_IMG_BASE")
 	scorecardImage = framework.MustEnv("SCORECARD_TEST_IMG")
 	ownTestImage   = framework.MustEnv("WEBAPP_SCORECARD_IMG")
-	catalogV1      = framework.MustEnv("CATALOG_V1_IMG") // webapp-operator 0.1.0
-	catalogV2      = framework.MustEnv("CATALOG_V2_IMG") // 0.1.0 and 0.2.0, which replaces it
+	catalogV1      = framework.MustEnv("CATALOG_V1_IMG") // stable: 0.2.0
+	catalogV2      = framework.MustEnv("CATALOG_V2_IMG") // stable: 0.2.0; stable-v1beta1 (default): 0.2.0, 0.3.0
 	bundleDir      = framework.EnvOr("BUNDLE_DIR", "../../bundle")
 )
 
@@ -84,6 +89,8 @@ var _ = BeforeSuite(func() {
 	ctx, cancel = context.WithCancel(context.Background())
 	Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
 	Expect(webappv1.AddToScheme(scheme)).To(Succeed())
+	Expect(v1beta1.AddToScheme(scheme)).To(Succeed())
+	Expect(apiextensionsv1.AddToScheme(scheme)).To(Succeed())
 	Expect(operatorsv1alpha1.AddToScheme(scheme)).To(Succeed())
 	Expect(operatorsv1.AddToScheme(scheme)).To(Succeed())
 	cfg, err := config.GetConfig()
@@ -92,7 +99,18 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 })
 
+// OLM v0 never deletes a CRD. The last install's CRD keeps its conversion webhook wired, by OLM's
+// field managers, to a Service in a namespace this suite deleted: v1alpha1 reads fail, and the plain
+// manifests' server-side apply (make deploy, test-e2e's next step) conflicts with those managers. So the
+// suite leaves the cluster without it, as it found it.
 var _ = AfterSuite(func() {
+	if k8s != nil {
+		crd := &metav1.PartialObjectMetadata{}
+		crd.SetGroupVersionKind(crdGVK)
+		crd.SetName(webappsCRD)
+		Expect(client.IgnoreNotFound(k8s.Delete(ctx, crd))).To(Succeed())
+		Eventually(func() bool { return gone(crd) }).Should(BeTrue())
+	}
 	if cancel != nil {
 		cancel()
 	}

@@ -26,6 +26,9 @@ var (
 )
 
 // make test-olmv1 runs these specs (hack/olmv1.sh), after OLM v1 is installed; make test-olm leaves them out.
+// 0.3.0 carries a conversion webhook, which OLM v1 installs only with a webhook certificate provider
+// (cert-manager, behind operator-controller's WebhookProviderCertManager feature gate); the upgrade
+// spec needs one on the cluster.
 var _ = Describe("webapp-operator through OLM v1", Label("olmv1"), Ordered, func() {
 	var ns string
 	var wa *webappv1.WebApp
@@ -53,21 +56,23 @@ var _ = Describe("webapp-operator through OLM v1", Label("olmv1"), Ordered, func
 		expectCondition(catalog, "Serving")
 	})
 
-	It("installs 0.1.0 from a ClusterExtension: Installed, the operator running, a WebApp Ready and answering", func() {
+	It("installs 0.2.0 from a ClusterExtension: Installed, the operator running, a WebApp Ready and answering", func() {
 		ext := clusterExtension(ns, "")
 		Expect(k8s.Create(ctx, ext)).To(Succeed())
-		expectInstalledV1(ns, "0.1.0")
+		expectInstalledV1(ns, "0.2.0")
 		wa = createDemo(ns, nil)
 		expectReady(wa)
 		startProber(wa, time.Second).Stop() // it starts once the Service answers 200
 	})
 
-	It("upgrades to 0.2.0 through the catalog's upgrade edge while the WebApp keeps serving", func() {
-		upgradeKeepsServing(wa, "0.2.0", func() {
+	It("upgrades to 0.3.0 along catalog v2's stable-v1beta1 edge, the WebApp serving, and stores v1beta1", func() {
+		before := readAlpha(wa)
+		upgradeKeepsServing(wa, "0.3.0", func() {
 			Expect(k8s.Get(ctx, client.ObjectKeyFromObject(catalog), catalog)).To(Succeed())
 			Expect(unstructured.SetNestedField(catalog.Object, catalogV2, "spec", "source", "image", "ref")).To(Succeed())
 			Expect(k8s.Update(ctx, catalog)).To(Succeed())
 		}, expectInstalledV1)
+		expectMigrated(before)
 	})
 
 	It("keeps the CRD and the apps when the ClusterExtension is deleted with --cascade=orphan", func() {
@@ -83,7 +88,7 @@ var _ = Describe("webapp-operator through OLM v1", Label("olmv1"), Ordered, func
 	It("takes the orphans back with a new ClusterExtension of the same name", func() {
 		before := childrenOf(wa)
 		Expect(k8s.Create(ctx, clusterExtension(ns, ""))).To(Succeed())
-		expectInstalledV1(ns, "0.2.0")
+		expectInstalledV1(ns, "0.3.0")
 		Consistently(func() children { return childrenOf(wa) }, 5*time.Second).Should(Equal(before))
 	})
 
@@ -103,26 +108,22 @@ var _ = Describe("webapp-operator through OLM v1", Label("olmv1"), Ordered, func
 		}).Should(Succeed())
 	})
 
-	// OwnNamespace only: OLM v1 creates the CSV's namespaced permissions (the operator's leader-election
-	// lease and events) in the watched namespace alone, not in the install namespace as OLM v0 does, so an
-	// operator watching another namespace never takes its lease (forbidden) and never reconciles.
-	It("installs for its own namespace with config.inline.watchNamespace (SingleOwnNamespaceInstallSupport on)", func() {
+	// A CRD with a conversion webhook is served by one operator for every namespace: OLM v1 refuses
+	// such a bundle for a watchNamespace (its CheckConversionWebhookSupport, kept for parity with OLM v0).
+	It("refuses 0.3.0 for one namespace (config.inline.watchNamespace): a conversion webhook needs AllNamespaces", func() {
 		own := newNamespace("olmv1-own", true)
 		// strict: a ClusterExtension CRD without spec.config (OLM v1's standard manifest) must not drop it
 		Expect(k8s.Create(ctx, clusterExtension(own, own), client.FieldValidation("Strict"))).To(Succeed())
 		DeferCleanup(func() { _ = k8s.Delete(ctx, clusterExtension(own, "")) })
-		expectInstalledV1(own, "0.2.0")
-		var d appsv1.Deployment
-		Expect(k8s.Get(ctx, client.ObjectKey{Namespace: own, Name: "webapp-operator-controller-manager"}, &d)).To(Succeed())
-		Expect(d.Spec.Template.Annotations).To(HaveKeyWithValue("olm.targetNamespaces", own))
-		expectReady(createDemo(own, nil))
-		// a WebApp outside the watched namespace is not reconciled: no status, no children
-		ignored := createDemo(newNamespace("olmv1-other", true), nil)
+		ext := clusterExtension(own, "")
 		Consistently(func(g Gomega) {
-			var got webappv1.WebApp
-			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(ignored), &got)).To(Succeed())
-			g.Expect(got.Status.Conditions).To(BeEmpty())
-		}, 10*time.Second).Should(Succeed())
+			g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(ext), ext)).To(Succeed())
+			c := meta.FindStatusCondition(conditionsOf(ext), "Installed")
+			g.Expect(c == nil || c.Status != metav1.ConditionTrue).To(BeTrue(), "installed for one namespace")
+			g.Expect(apierrors.IsNotFound(k8s.Get(ctx,
+				client.ObjectKey{Namespace: own, Name: "webapp-operator-controller-manager"}, &appsv1.Deployment{}))).
+				To(BeTrue(), "no operator for one namespace")
+		}, 30*time.Second).Should(Succeed())
 	})
 })
 

@@ -30,7 +30,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 	"github.com/webapp-operator/webapp-operator/test/framework"
 )
 
@@ -86,7 +86,7 @@ func sampleBecomesReady(bundleDir, namespace, image string, timeout time.Duratio
 	wa := sample.DeepCopy()
 	wa.Name, wa.Namespace = "scorecard-"+sample.Name, namespace
 	if image != "" {
-		wa.Spec.Image = image
+		wa.Spec.Container.Image = image
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+time.Minute)
 	defer cancel()
@@ -102,9 +102,9 @@ func sampleBecomesReady(bundleDir, namespace, image string, timeout time.Duratio
 	}
 	if err := c.Create(ctx, wa); err != nil {
 		return fail(scapiv1alpha3.FailState, "creating the sample WebApp %s/%s (image %s): %v",
-			namespace, wa.Name, wa.Spec.Image, err)
+			namespace, wa.Name, wa.Spec.Container.Image, err)
 	}
-	logf("created WebApp %s/%s with image %s", namespace, wa.Name, wa.Spec.Image)
+	logf("created WebApp %s/%s with image %s", namespace, wa.Name, wa.Spec.Container.Image)
 	defer func() { _ = c.Delete(context.Background(), wa) }()
 
 	pass, explanation, last := false, "", ""
@@ -142,19 +142,19 @@ func newClient() (client.Client, error) {
 		return nil, err
 	}
 	scheme := runtime.NewScheme()
-	if err := webappv1.AddToScheme(scheme); err != nil {
+	if err := v1beta1.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
 	return client.New(cfg, client.Options{Scheme: scheme})
 }
 
 // deleteAndWait removes wa if it exists and waits until it is gone.
-func deleteAndWait(ctx context.Context, c client.Client, wa *webappv1.WebApp) error {
+func deleteAndWait(ctx context.Context, c client.Client, wa *v1beta1.WebApp) error {
 	if err := c.Delete(ctx, wa.DeepCopy()); err != nil {
 		return client.IgnoreNotFound(err)
 	}
 	return wait.PollUntilContextTimeout(ctx, time.Second, time.Minute, true, func(ctx context.Context) (bool, error) {
-		err := c.Get(ctx, client.ObjectKeyFromObject(wa), &webappv1.WebApp{})
+		err := c.Get(ctx, client.ObjectKeyFromObject(wa), &v1beta1.WebApp{})
 		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 	})
 }

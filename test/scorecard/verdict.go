@@ -7,13 +7,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 )
 
 // verdict reads one observation of the sample WebApp. done is true when waiting longer cannot change
 // the outcome: it is Ready (pass) or Stalled (fail: the operator says progress needs a change by the
 // user). Otherwise failure explains what the WebApp says now, for when the time is up.
-func verdict(wa *webappv1.WebApp) (done, pass bool, explanation string) {
+func verdict(wa *v1beta1.WebApp) (done, pass bool, explanation string) {
 	if wa.Status.ObservedGeneration == 0 && len(wa.Status.Conditions) == 0 {
 		return false, false, fmt.Sprintf("WebApp %s/%s has no status: is webapp-operator installed "+
 			"and watching namespace %s?", wa.Namespace, wa.Name, wa.Namespace)
@@ -22,10 +22,10 @@ func verdict(wa *webappv1.WebApp) (done, pass bool, explanation string) {
 		return false, false, fmt.Sprintf("the operator has not observed generation %d yet (status is for %d)",
 			wa.Generation, wa.Status.ObservedGeneration)
 	}
-	if c := meta.FindStatusCondition(wa.Status.Conditions, webappv1.ConditionStalled); c != nil && c.Status == "True" {
+	if c := meta.FindStatusCondition(wa.Status.Conditions, v1beta1.ConditionStalled); c != nil && c.Status == "True" {
 		return true, false, "Stalled: " + describe(c)
 	}
-	c := meta.FindStatusCondition(wa.Status.Conditions, webappv1.ConditionReady)
+	c := meta.FindStatusCondition(wa.Status.Conditions, v1beta1.ConditionReady)
 	switch {
 	case c == nil:
 		return false, false, "no Ready condition yet"
@@ -45,10 +45,10 @@ func describe(c *metav1.Condition) string {
 }
 
 // conditionLine renders the conditions as one line for the test's log, in a stable order.
-func conditionLine(wa *webappv1.WebApp) string {
+func conditionLine(wa *v1beta1.WebApp) string {
 	var parts []string
-	for _, t := range []string{webappv1.ConditionReady, webappv1.ConditionAvailable, webappv1.ConditionReconciling,
-		webappv1.ConditionStalled} {
+	for _, t := range []string{v1beta1.ConditionReady, v1beta1.ConditionAvailable, v1beta1.ConditionReconciling,
+		v1beta1.ConditionStalled} {
 		if c := meta.FindStatusCondition(wa.Status.Conditions, t); c != nil {
 			parts = append(parts, fmt.Sprintf("%s=%s(%s)", t, c.Status, c.Reason))
 		}

@@ -6,11 +6,11 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	webappv1 "github.com/webapp-operator/webapp-operator/api/v1alpha1"
+	"github.com/webapp-operator/webapp-operator/api/v1beta1"
 )
 
-func webapp(gen, observed int64, conds ...metav1.Condition) *webappv1.WebApp {
-	wa := &webappv1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", Generation: gen}}
+func webapp(gen, observed int64, conds ...metav1.Condition) *v1beta1.WebApp {
+	wa := &v1beta1.WebApp{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", Generation: gen}}
 	wa.Status.ObservedGeneration = observed
 	wa.Status.Conditions = conds
 	return wa
@@ -21,13 +21,13 @@ func cond(t string, s metav1.ConditionStatus, reason, msg string) metav1.Conditi
 }
 
 func TestVerdict(t *testing.T) {
-	ready := cond(webappv1.ConditionReady, metav1.ConditionTrue, "Ready", "2/2 replicas ready")
-	notReady := cond(webappv1.ConditionReady, metav1.ConditionFalse, "PodFailing", "pod s-1: ErrImagePull: not found")
-	stalled := cond(webappv1.ConditionStalled, metav1.ConditionTrue, "ProgressDeadlineExceeded", "pod s-1: ErrImagePull")
-	notStalled := cond(webappv1.ConditionStalled, metav1.ConditionFalse, "Ready", "")
+	ready := cond(v1beta1.ConditionReady, metav1.ConditionTrue, "Ready", "2/2 replicas ready")
+	notReady := cond(v1beta1.ConditionReady, metav1.ConditionFalse, "PodFailing", "pod s-1: ErrImagePull: not found")
+	stalled := cond(v1beta1.ConditionStalled, metav1.ConditionTrue, "ProgressDeadlineExceeded", "pod s-1: ErrImagePull")
+	notStalled := cond(v1beta1.ConditionStalled, metav1.ConditionFalse, "Ready", "")
 	for _, tc := range []struct {
 		name       string
-		wa         *webappv1.WebApp
+		wa         *v1beta1.WebApp
 		done, pass bool
 		says       string
 	}{
@@ -50,8 +50,8 @@ func TestVerdict(t *testing.T) {
 }
 
 func TestConditionLine(t *testing.T) {
-	wa := webapp(3, 2, cond(webappv1.ConditionStalled, metav1.ConditionFalse, "Ready", ""),
-		cond(webappv1.ConditionReady, metav1.ConditionTrue, "Ready", "x"))
+	wa := webapp(3, 2, cond(v1beta1.ConditionStalled, metav1.ConditionFalse, "Ready", ""),
+		cond(v1beta1.ConditionReady, metav1.ConditionTrue, "Ready", "x"))
 	wa.Status.Replicas, wa.Status.ReadyReplicas = 2, 1
 	if got, want := conditionLine(wa), "gen 2/3 replicas 1/2 Ready=True(Ready) Stalled=False(Ready)"; got != want {
 		t.Errorf("got %q, want %q", got, want)
