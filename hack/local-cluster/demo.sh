@@ -10,17 +10,18 @@ DEMO_IMG=${DEMO_IMG:-localhost/demoapp}
 
 log "creating WebApp 'demo' (image $DEMO_IMG:v1, 2 replicas)"
 kubectl apply --server-side -f - <<YAML
-apiVersion: apps.webapp-operator.io/v1alpha1
+apiVersion: apps.webapp-operator.io/v1beta1
 kind: WebApp
 metadata:
   name: demo
   namespace: default
 spec:
-  image: $DEMO_IMG:v1
   replicas: 2
-  port: 8080
-  healthCheck:
-    path: /healthz
+  container:
+    image: $DEMO_IMG:v1
+    probes:
+      readiness: {httpGet: {path: /healthz}}
+      liveness: {httpGet: {path: /healthz}}
 YAML
 log "waiting for Ready (about 10 s)"
 kubectl wait webapp/demo --for=condition=Ready --timeout=120s
