@@ -105,16 +105,22 @@ var _ = BeforeSuite(func() {
 // suite leaves the cluster without it, as it found it.
 var _ = AfterSuite(func() {
 	if k8s != nil {
-		crd := &metav1.PartialObjectMetadata{}
-		crd.SetGroupVersionKind(crdGVK)
-		crd.SetName(webappsCRD)
-		Expect(client.IgnoreNotFound(k8s.Delete(ctx, crd))).To(Succeed())
-		Eventually(func() bool { return gone(crd) }).Should(BeTrue())
+		deleteWebAppsCRD()
 	}
 	if cancel != nil {
 		cancel()
 	}
 })
+
+// deleteWebAppsCRD deletes the WebApp CRD, and with it every WebApp, and waits until it is gone.
+func deleteWebAppsCRD() {
+	GinkgoHelper()
+	crd := &metav1.PartialObjectMetadata{}
+	crd.SetGroupVersionKind(crdGVK)
+	crd.SetName(webappsCRD)
+	Expect(client.IgnoreNotFound(k8s.Delete(ctx, crd))).To(Succeed())
+	Eventually(func() bool { return gone(crd) }).Should(BeTrue())
+}
 
 // newNamespace creates a namespace for one spec and waits for its default ServiceAccount. A restricted
 // one enforces the restricted Pod Security level, as OpenShift and hardened clusters do: the operator,

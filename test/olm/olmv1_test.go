@@ -37,11 +37,7 @@ var _ = Describe("webapp-operator through OLM v1", Label("olmv1"), Ordered, func
 	BeforeAll(func() {
 		// OLM v0 never deletes a CRD: one left by test-olm would be an object OLM v1 did not create,
 		// which it refuses to take over.
-		crd := &metav1.PartialObjectMetadata{}
-		crd.SetGroupVersionKind(crdGVK)
-		crd.SetName(webappsCRD)
-		Expect(client.IgnoreNotFound(k8s.Delete(ctx, crd))).To(Succeed())
-		Eventually(func() bool { return gone(crd) }).Should(BeTrue())
+		deleteWebAppsCRD()
 		ns = newNamespace("olmv1", true)
 		dumpOnFailureV1(ns)
 		catalog.SetGroupVersionKind(clusterCatalogGVK)
