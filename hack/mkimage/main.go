@@ -121,6 +121,11 @@ func write(img artifact, ref, out, format string) error {
 	if err != nil {
 		return err
 	}
+	// the tarball's directory (bin/) may not exist yet: make gateway-install is the first
+	// to write there after make cluster-up on a fresh clone
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
 	switch format {
 	case "oci":
 		err = writeOCIArchive(img, tag, out)
