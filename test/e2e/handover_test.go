@@ -93,7 +93,8 @@ var _ = Describe("Leader handover", Ordered, Serial, func() {
 		By("the audit log: every write of the operator came from the lease holder, never from both at once")
 		writes := operatorWrites(operatorSA, ns, since)
 		Expect(writes).NotTo(BeEmpty())
-		var sequence, log []string
+		var sequence []string
+		log := make([]string, 0, len(writes))
 		for _, w := range writes {
 			name := pods[w.sourceIP]
 			Expect(name).NotTo(BeEmpty(), "a write from an unknown address: %+v", w)
