@@ -66,6 +66,7 @@ type auditEvent struct {
 		Code int `json:"code"`
 	} `json:"responseStatus"`
 	Received time.Time `json:"requestReceivedTimestamp"`
+	Answered time.Time `json:"stageTimestamp"` // of the ResponseComplete stage, the one the policy keeps
 }
 
 // operatorUserAgent is how the operator's requests begin their User-Agent: client-go names them
@@ -91,9 +92,9 @@ func reason(e auditEvent) string {
 // auditRecord is one of the operator's requests: when the API server received it, why, and whether
 // it was about an object of the probe's namespace (probe.go).
 type auditRecord struct {
-	at     time.Time
-	reason string
-	probe  bool
+	at, answered time.Time
+	reason       string
+	probe        bool
 }
 
 // auditLog reads the audit log as it grows and keeps the operator's requests.
@@ -134,7 +135,8 @@ func (a *auditLog) catchUp() error {
 			return fmt.Errorf("audit log: %w", err)
 		}
 		if r := reason(e); r != "" {
-			a.records = append(a.records, auditRecord{at: e.Received, reason: r, probe: e.ObjectRef.Namespace == probeNamespace})
+			a.records = append(a.records, auditRecord{at: e.Received, answered: e.Answered, reason: r,
+				probe: e.ObjectRef.Namespace == probeNamespace})
 		}
 	}
 	return sc.Err()
@@ -168,6 +170,26 @@ func countBetween(records []auditRecord, from, to time.Time) (ours, probe map[st
 		}
 	}
 	return ours, probe
+}
+
+// probeApplies are the operator's applies of the probe's Deployment received from from to to
+// (editsteps.go). A nil log has none.
+func (a *auditLog) probeApplies(from, to time.Time) ([]applyTimes, error) {
+	if a == nil {
+		return nil, nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.catchUp(); err != nil {
+		return nil, err
+	}
+	var out []applyTimes
+	for _, r := range a.records {
+		if r.probe && r.reason == "patch deployments" && !r.at.Before(from) && !r.at.After(to) {
+			out = append(out, applyTimes{received: r.at, answered: r.answered})
+		}
+	}
+	return out, nil
 }
 
 // methodOf is the HTTP method client-go sends an API verb with, as its request metric counts it.

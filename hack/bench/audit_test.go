@@ -92,3 +92,33 @@ func TestByMethod(t *testing.T) {
 		})
 	}
 }
+
+func TestProbeApplies(t *testing.T) {
+	line := func(ns, verb, userAgent, resource string, code int, received, answered string) string {
+		return fmt.Sprintf(`{"verb":%q,"userAgent":%q,"objectRef":{"resource":%q,"namespace":%q},`+
+			`"responseStatus":{"code":%d},"requestReceivedTimestamp":"2026-12-01T10:00:%sZ",`+
+			`"stageTimestamp":"2026-12-01T10:00:%sZ"}`+"\n", verb, userAgent, resource, ns, code, received, answered)
+	}
+	path := filepath.Join(t.TempDir(), "audit.log")
+	lines := line(probeNamespace, "patch", "manager/v0.0.0", "deployments", 200, "01.0", "01.2") +
+		line("bench-0", "patch", "manager/v0.0.0", "deployments", 200, "02.0", "02.1") + // not the probe's
+		line(probeNamespace, "patch", "manager/v0.0.0", "webapps", 200, "03.0", "03.1") + // not its Deployment
+		line(probeNamespace, "patch", "bench/v0.0.0", "deployments", 200, "04.0", "04.1") + // not the operator's
+		line(probeNamespace, "patch", "manager/v0.0.0", "deployments", 409, "05.0", "05.1") + // refused
+		line(probeNamespace, "patch", "manager/v0.0.0", "deployments", 200, "06.0", "06.5") +
+		line(probeNamespace, "patch", "manager/v0.0.0", "deployments", 200, "09.0", "09.1") // too late
+	if err := os.WriteFile(path, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	at := func(s, ms int) time.Time {
+		return time.Date(2026, 12, 1, 10, 0, s, ms*int(time.Millisecond), time.UTC)
+	}
+	got, err := (&auditLog{path: path}).probeApplies(at(0, 0), at(8, 0))
+	want := []applyTimes{{received: at(1, 0), answered: at(1, 200)}, {received: at(6, 0), answered: at(6, 500)}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("probeApplies = %v, %v; want %v", got, err, want)
+	}
+	if got, err := (*auditLog)(nil).probeApplies(at(0, 0), at(8, 0)); got != nil || err != nil {
+		t.Fatalf("probeApplies on no log = %v, %v", got, err)
+	}
+}

@@ -40,18 +40,18 @@ type probe struct {
 	interval time.Duration
 	replicas int32 // what the last edit set
 
-	mu      sync.Mutex
-	want    int32         // the replicas the pending edit waits for (1 or 2); 0: none pending
-	landed  chan struct{} // closed when the pending edit's Deployment is seen
-	seen    time.Time     // when it was seen
-	samples []time.Duration
+	mu     sync.Mutex
+	want   int32         // the replicas the pending edit waits for (1 or 2); 0: none pending
+	landed chan struct{} // closed when the pending edit's Deployment is seen
+	seen   time.Time     // when it was seen
+	edits  []editTimes
 }
 
 // startProbe edits the probe WebApp every interval from now until the returned function is called;
-// that function waits for the last edit to land and returns the edits' latencies. replicas is the
-// probe WebApp's current spec.replicas.
+// that function waits for the last edit to land and returns the edits' times. replicas is the probe
+// WebApp's current spec.replicas.
 func (h *harness) startProbe(ctx context.Context, interval time.Duration, replicas int32,
-) (stop func() (latency, int32, error), err error) {
+) (stop func() ([]editTimes, int32, error), err error) {
 	inf, err := h.cache.GetInformer(ctx, &appsv1.Deployment{})
 	if err != nil {
 		return nil, err
@@ -67,13 +67,13 @@ func (h *harness) startProbe(ctx context.Context, interval time.Duration, replic
 	pctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- p.loop(pctx, ctx) }()
-	return func() (latency, int32, error) {
+	return func() ([]editTimes, int32, error) {
 		cancel()
 		err := <-done
 		_ = inf.RemoveEventHandler(reg)
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		return summarize(p.samples), p.replicas, err
+		return p.edits, p.replicas, err
 	}, nil
 }
 
@@ -105,6 +105,7 @@ func (p *probe) edit(ctx context.Context) error {
 	if err := retry(ctx, func() error { return p.h.cl.Patch(ctx, app, patch) }); err != nil {
 		return fmt.Errorf("probe: %w", err)
 	}
+	patched := time.Now()
 	select {
 	case <-landed:
 	case <-ctx.Done():
@@ -114,7 +115,7 @@ func (p *probe) edit(ctx context.Context) error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.samples = append(p.samples, p.seen.Sub(start))
+	p.edits = append(p.edits, editTimes{sent: start, patched: patched, seen: p.seen})
 	p.replicas = target
 	return nil
 }
@@ -161,4 +162,13 @@ func (h *harness) createProbe(ctx context.Context, check func() error) error {
 	}
 	h.probeReplicas = 1
 	return nil
+}
+
+// editLatencies are the edits' times from sent to seen.
+func editLatencies(edits []editTimes) []time.Duration {
+	out := make([]time.Duration, len(edits))
+	for i, e := range edits {
+		out[i] = e.seen.Sub(e.sent)
+	}
+	return out
 }

@@ -150,6 +150,8 @@ func (r report) String() string {
 		"requests/WebApp", "status patches/WebApp", "events/WebApp")}
 	edits := table{head: append(append([]string{}, key...), "background", "edits", "p50", "p99", "max",
 		"operator requests for the probe", "per edit")}
+	steps := table{head: append(append([]string{}, key...), "background", "step", "p50", "p99", "max",
+		"in the slowest edit")}
 	reqs := table{head: append(append([]string{}, key...), "scenario", "GET", "POST", "PUT", "PATCH", "DELETE", "total")}
 	paths := table{head: append(append([]string{}, key...), "scenario", "request (verb resource, code if not 2xx)",
 		"count", "per WebApp")}
@@ -197,6 +199,10 @@ func (r report) String() string {
 				edits.add(append(k, p.name, fmt.Sprint(e.Count), secs(e.P50), secs(e.P99), secs(e.Max), count(probe),
 					fmt.Sprintf("%.2f", probe/float64(e.Count)))...)
 			}
+			for i, st := range p.ph.EditSteps.Steps {
+				steps.add(append(k, p.name, editStepNames[i], secs(st.P50), secs(st.P99), secs(st.Max),
+					secs(p.ph.EditSteps.Slowest[i]))...)
+			}
 		}
 		for _, p := range x.scenarios() {
 			m := p.ph.Requests
@@ -219,6 +225,8 @@ func (r report) String() string {
 			"the ceiling's Deployments scaled from 1 to 2 replicas by the harness)", scale},
 		{"Single-edit latency (the probe: one more WebApp's replicas toggled while the others are created or " +
 			"changed, each edit timed until its Deployment carries it; its requests are in no other table)", edits},
+		{"Single-edit latency by step (each edit split at the operator's apply of its Deployment, as the API " +
+			"server's audit log times it; a step's percentiles are its own, the slowest edit's steps add up)", steps},
 		{"Operator CPU time and memory (the resync restarts it: the 2nd process runs resync, image, scale, delete)",
 			res},
 		{"Operator API requests by HTTP method (rest_client_requests_total; GET includes list and watch)", reqs},

@@ -96,7 +96,10 @@ func TestReportScaleAndProbe(t *testing.T) {
 	scaled := runResult{
 		Spec: runSpec{N: 100, Concurrency: 8, QPS: 100, Burst: 200}, Scaled: true,
 		Create: phase{Edits: latency{Count: 40, P50: ms(120), P95: ms(400), P99: ms(900), Max: ms(1500)},
-			Probe: map[string]float64{"patch deployments": 40, "patch webapps/status": 80}},
+			Probe: map[string]float64{"patch deployments": 40, "patch webapps/status": 80},
+			EditSteps: editSteps{Steps: []latency{{P50: ms(10), P99: ms(30), Max: ms(40)},
+				{P50: ms(90), P99: ms(800), Max: ms(1400)}, {P50: ms(15), P99: ms(40), Max: ms(50)},
+				{P50: ms(5), P99: ms(20), Max: ms(30)}}, Slowest: []time.Duration{ms(20), ms(1400), ms(50), ms(30)}}},
 		Scale: phase{Total: 3 * time.Second, Latency: latency{Count: 100, P50: ms(800), P95: ms(1200), Max: ms(1400)},
 			Requests: map[string]float64{"PATCH": 300, "POST": 10},
 			ByReason: map[string]float64{"patch deployments": 100, "patch webapps/status": 200, "create events": 10}},
@@ -119,6 +122,8 @@ func TestReportScaleAndProbe(t *testing.T) {
 		"| 0.80 s    | 1.20 s | 1.40 s | 3.00 s | -       | -      | 3.10            |",
 		// 40 edits, p50 / p99 / max, 120 requests for the probe, 3 per edit
 		"| 1 create   | 40    | 0.12 s | 0.90 s | 1.50 s | 120                             | 3.00     |",
+		// the edits by step: p50 / p99 / max, and the slowest edit's share
+		"| 1 create   | watch, queue and reconcile until the apply  | 0.09 s | 0.80 s | 1.40 s | 1.40 s              |",
 		"| 4 scale  | 0   | 10   | 0   | 300   | 0      | 310   |",
 		"| 100 | -           | 1.00 s        | -         | -           | -               | " +
 			"0.50 s            | 2.00 s              |",

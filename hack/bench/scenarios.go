@@ -52,9 +52,11 @@ type phase struct {
 	Elapsed    time.Duration      // wall time of the measurement window
 	ByReason   map[string]float64 // the operator's requests by code path (the API server's audit log)
 	// Probe is the operator's requests about the probe's WebApp (probe.go) by code path, left out of
-	// Requests and ByReason; Edits times the probe's edits made during the scenario.
-	Probe map[string]float64
-	Edits latency
+	// Requests and ByReason; Edits times the probe's edits made during the scenario, and EditSteps
+	// splits them into their steps (editsteps.go).
+	Probe     map[string]float64
+	Edits     latency
+	EditSteps editSteps
 }
 
 func measure(before, after snapshot) phase {
@@ -321,7 +323,7 @@ func (h *harness) run(ctx context.Context, spec runSpec, tag string) (res runRes
 func (h *harness) webAppPhase(ctx context.Context, op *operatorProc, before snapshot, ks []string,
 	done func(client.Object) bool, probe bool, check func() error, act func(context.Context, string) error,
 ) (phase, snapshot, error) {
-	stopProbe := func() (latency, int32, error) { return latency{}, h.probeReplicas, nil }
+	stopProbe := func() ([]editTimes, int32, error) { return nil, h.probeReplicas, nil }
 	if probe && h.opts.Probe > 0 {
 		var err error
 		if stopProbe, err = h.startProbe(ctx, h.opts.Probe, h.probeReplicas); err != nil {
@@ -342,7 +344,14 @@ func (h *harness) webAppPhase(ctx context.Context, op *operatorProc, before snap
 	if err != nil {
 		return phase{}, snapshot{}, err
 	}
-	p.Latency, p.Total, p.Edits = lat, total, edits
+	p.Latency, p.Total, p.Edits = lat, total, summarize(editLatencies(edits))
+	if len(edits) > 0 {
+		applies, err := h.cluster.audit.probeApplies(edits[0].sent, edits[len(edits)-1].seen)
+		if err != nil {
+			return phase{}, snapshot{}, err
+		}
+		p.EditSteps = splitEdits(edits, applies)
+	}
 	return p, after, nil
 }
 
