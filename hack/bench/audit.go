@@ -148,13 +148,26 @@ func (a *auditLog) between(from, to time.Time) (ours, probe map[string]float64, 
 	if a == nil {
 		return nil, nil, nil
 	}
+	records, err := a.read()
+	if err != nil {
+		return nil, nil, err
+	}
+	ours, probe = countBetween(records, from, to)
+	return ours, probe, nil
+}
+
+// read catches up with the log and returns the operator's requests so far. A nil log has none.
+// Records are only ever appended, so the slice returned stays valid after the lock is released.
+func (a *auditLog) read() ([]auditRecord, error) {
+	if a == nil {
+		return nil, nil
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if err := a.catchUp(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	ours, probe = countBetween(a.records, from, to)
-	return ours, probe, nil
+	return a.records, nil
 }
 
 func countBetween(records []auditRecord, from, to time.Time) (ours, probe map[string]float64) {
@@ -175,16 +188,12 @@ func countBetween(records []auditRecord, from, to time.Time) (ours, probe map[st
 // probeApplies are the operator's applies of the probe's Deployment received from from to to
 // (editsteps.go). A nil log has none.
 func (a *auditLog) probeApplies(from, to time.Time) ([]applyTimes, error) {
-	if a == nil {
-		return nil, nil
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if err := a.catchUp(); err != nil {
+	records, err := a.read()
+	if err != nil {
 		return nil, err
 	}
 	var out []applyTimes
-	for _, r := range a.records {
+	for _, r := range records {
 		if r.probe && r.reason == "patch deployments" && !r.at.Before(from) && !r.at.After(to) {
 			out = append(out, applyTimes{received: r.at, answered: r.answered})
 		}
